@@ -1,0 +1,3 @@
+"""mm: a local-first coding agent for small local models."""
+
+__version__ = "0.1.0"

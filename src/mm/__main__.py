@@ -1,0 +1,3 @@
+from mm.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,64 @@
+"""The `mm` command: flags, configuration, and the front end to run.
+
+Heavy modules are imported inside functions: `mm --version` must stay near the interpreter's
+own start-up time.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from mm import __version__
+
+USAGE = "mm [-p PROMPT] [-c FILE] [--model NAME] [--base-url URL] [--provider NAME] [--version]"
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+
+
+def _parser():
+    import argparse
+
+    p = argparse.ArgumentParser(prog="mm", usage=USAGE,
+                                description="mm: a local-first coding agent for small local models.")
+    p.add_argument("-p", "--prompt", help="run one turn with PROMPT in the working directory and exit")
+    p.add_argument("-c", "--config", metavar="FILE", help="the agent file (default: .mm/agent.yaml, "
+                   "then ~/.config/mm/agent.yaml)")
+    p.add_argument("--model", help="the model name, or a .gguf file for the embedded engine")
+    p.add_argument("--base-url", dest="base_url", help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--provider", help="llamacpp, ollama, dmr, lmstudio, openai or embedded")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run mm; returns the exit status (0 ok, 1 failed turn, 2 usage or configuration, 130 interrupted)."""
+    argv = sys.argv[1:] if argv is None else argv
+    if argv == ["--version"]:
+        print(f"mm v{__version__}")
+        return EXIT_OK
+    args = _parser().parse_args(argv)
+    if args.version:
+        print(f"mm v{__version__}")
+        return EXIT_OK
+    from pathlib import Path
+
+    from mm.config.load import ConfigError, load_config
+
+    try:
+        loaded = load_config(args.config, Path.cwd(), {"model": args.model, "baseUrl": args.base_url,
+                                                        "provider": args.provider})
+    except ConfigError as err:
+        print(f"mm: {err}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.prompt is None:
+        print("mm: line mode is not available yet; run one turn with: mm -p \"PROMPT\"", file=sys.stderr)
+        return EXIT_USAGE
+    if not args.prompt.strip():
+        print("mm: the prompt is empty: mm -p \"what to do\"", file=sys.stderr)
+        return EXIT_USAGE
+    from mm.run import run_oneshot
+
+    return run_oneshot(loaded.config, args.prompt)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

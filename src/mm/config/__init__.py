@@ -1,0 +1,1 @@
+"""The agent file: schema, discovery, validation."""

@@ -1,0 +1,147 @@
+"""Finding, reading and validating the agent file, with errors that name file, line and key."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mm.config.schema import AgentConfig
+
+ENV_OVERRIDES = {"MM_MODEL": "model", "MM_BASE_URL": "baseUrl", "MM_PROVIDER": "provider"}
+
+
+class ConfigError(Exception):
+    """The agent file is unusable; `str(err)` is one line: `<file>:<line>: <key>: <problem>`."""
+
+
+@dataclass
+class LoadedConfig:
+    """The validated configuration and the file it came from (None: defaults)."""
+
+    config: AgentConfig
+    path: Path | None
+
+
+def find_agent_file(explicit: str | None, cwd: Path) -> Path | None:
+    """Return the agent file to read: `-c FILE`, `.mm/agent.yaml`, `~/.config/mm/agent.yaml`, or None.
+
+    Raises ConfigError when an explicitly named file does not exist.
+    """
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"{explicit}: no such agent file")
+        return path
+    for candidate in (cwd / ".mm" / "agent.yaml", Path.home() / ".config" / "mm" / "agent.yaml"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def load_config(explicit: str | None = None, cwd: Path | None = None,
+                overrides: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> LoadedConfig:
+    """Read and validate the agent file, then apply environment variables and flags (flags win).
+
+    Args: explicit — the `-c` path or None; cwd — the working directory; overrides — camelCase
+    keys from command-line flags (None values ignored); env — the environment (default os.environ).
+    Raises ConfigError with a one-line message naming the file, the line and the key.
+    """
+    cwd = cwd or Path.cwd()
+    env = os.environ if env is None else env
+    path = find_agent_file(explicit, cwd)
+    data: dict[str, Any] = {}
+    lines: dict[tuple, int] = {}
+    if path is not None:
+        data, lines = _read_yaml(path)
+    for var, key in ENV_OVERRIDES.items():
+        if env.get(var):
+            data[key] = env[var]
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            data[key] = value
+    return LoadedConfig(_validate(data, lines, path), path)
+
+
+def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, int]]:
+    import yaml
+
+    label = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{label}: cannot be read: {err}") from None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f":{min(mark.line + 1, len(text.splitlines()) or 1)}" if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        raise ConfigError(f"{label}{where}: invalid YAML: {problem}") from None
+    if data is None:
+        return {}, {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{label}:1: the agent file must be a mapping of keys (key: value), not a {type(data).__name__}")
+    lines: dict[tuple, int] = {}
+    _index_lines(node, (), lines)
+    return data, lines
+
+
+def _index_lines(node: Any, prefix: tuple, out: dict[tuple, int]) -> None:
+    """Record the 1-based line of every key and list item below `node`."""
+    import yaml
+
+    if isinstance(node, yaml.MappingNode):
+        for key_node, value_node in node.value:
+            path = prefix + (key_node.value,)
+            out[path] = key_node.start_mark.line + 1
+            _index_lines(value_node, path, out)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            out[prefix + (i,)] = item.start_mark.line + 1
+            _index_lines(item, prefix + (i,), out)
+
+
+def _validate(data: dict[str, Any], lines: dict[tuple, int], path: Path | None) -> AgentConfig:
+    from pydantic import ValidationError
+
+    try:
+        return AgentConfig.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        raise ConfigError(_describe(first, lines, path)) from None
+
+
+def _describe(error: dict, lines: dict[tuple, int], path: Path | None) -> str:
+    loc = tuple(error["loc"])
+    key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
+    line = None
+    for n in range(len(loc), 0, -1):
+        if loc[:n] in lines:
+            line = lines[loc[:n]]
+            break
+    where = f"{path}:{line}" if path is not None and line else (str(path) if path else "configuration")
+    if error["type"] == "extra_forbidden":
+        problem = "unknown key" + _suggestion(loc)
+    else:
+        value = error.get("input")
+        problem = f"{error['msg'][0].lower()}{error['msg'][1:]} (got {value!r})"
+    return f"{where}: {key}: {problem}"
+
+
+def _suggestion(loc: tuple) -> str:
+    from pydantic import BaseModel
+
+    model: Any = AgentConfig
+    for part in loc[:-1]:
+        field = model.model_fields.get(part) if isinstance(model, type) and issubclass(model, BaseModel) else None
+        if field is None:
+            return ""
+        model = field.annotation
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return ""
+    close = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""

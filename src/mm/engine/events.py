@@ -1,0 +1,94 @@
+"""Events the engine sends to a front end, and the Interaction a front end provides."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from mm.llm.types import Usage
+from mm.tools.base import ToolResult
+
+
+@dataclass
+class TextChunk:
+    """A piece of the answer's visible text."""
+
+    text: str
+
+
+@dataclass
+class ThoughtChunk:
+    """A piece of the model's reasoning."""
+
+    text: str
+
+
+@dataclass
+class Composing:
+    """A tool call is being streamed (spinner: `Composing a tool call`)."""
+
+    name: str
+
+
+@dataclass
+class ToolCallStarted:
+    """A tool call is about to run (after permission)."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+
+
+@dataclass
+class ToolCallDone:
+    """A tool call finished; `result.text` is what the model reads."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any]
+    result: ToolResult
+
+
+@dataclass
+class UsageReport:
+    """Token usage of one model request."""
+
+    usage: Usage
+
+
+@dataclass
+class Recap:
+    """Counters of a turn (mm-tools.md §Counters shown after a turn)."""
+
+    commands: int = 0
+    file_ops: int = 0
+    skills: int = 0
+    lsp_calls: int = 0
+    extra: dict[str, int] = field(default_factory=dict)
+
+
+StopReason = Literal["end_turn", "max_turn_requests", "cancelled", "error"]
+
+
+@dataclass
+class TurnDone:
+    """The turn is over: why, its recap, and the error text when it failed."""
+
+    stop_reason: StopReason
+    recap: Recap
+    error: str | None = None
+
+
+Event = TextChunk | ThoughtChunk | Composing | ToolCallStarted | ToolCallDone | UsageReport | TurnDone
+
+PermissionAnswer = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
+
+
+class Interaction(Protocol):
+    """What the engine asks of the front end: events out, permission in."""
+
+    def emit(self, event: Event) -> None: ...
+
+    async def request_permission(self, name: str, arguments: dict[str, Any], preview: str) -> PermissionAnswer:
+        """Ask the user whether the call may run; front ends that cannot ask return `reject_once`."""
+        ...

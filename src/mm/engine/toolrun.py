@@ -1,0 +1,115 @@
+"""Running one tool call of the model: checks, permission, the tool itself, the loop detector."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from mm.engine.events import Interaction, ToolCallDone, ToolCallStarted
+from mm.engine.loops import LOOP_DETECTED, LoopDetector
+from mm.llm.types import ToolCall
+from mm.tools.base import ToolContext, ToolResult
+from mm.tools.registry import Registry
+
+UNKNOWN_TOOL = (
+    '[error: there is no tool named "{name}" — the tools are: {names}. '
+    "Call one of them, with its arguments as a JSON object]"
+)
+UNPARSABLE = (
+    "[{name}: invalid call, nothing was run — the arguments are not a JSON object: {error}. "
+    "You sent: {raw}. Expected: {expected}. Call {name} again with each parameter as its own field.]"
+)
+REJECTED = "[{name} rejected by the user]"
+REJECTED_BASH = "[command rejected by the user]"
+
+
+@dataclass
+class Permissions:
+    """The user's remembered answers, per tool name, for this session (mm-acp.md: kept across /new)."""
+
+    always_allow: set[str] = field(default_factory=set)
+    always_reject: set[str] = field(default_factory=set)
+
+
+@dataclass
+class CallOutcome:
+    """A finished call: the text the model reads, and whether the loop detector stopped the turn."""
+
+    result: ToolResult
+    arguments: dict[str, Any]
+    stop_error: str | None = None
+
+
+def rejection_text(name: str) -> str:
+    """The text a refused call returns (mm-tools.md, Permissions note)."""
+    return REJECTED_BASH if name == "bash" else REJECTED.format(name=name)
+
+
+def expected_params(tool: Any) -> str:
+    """`name (type): description` for each parameter, for messages that teach the model the schema."""
+    return "; ".join(
+        f"{p.name} ({p.type}{'' if p.required else ', optional'}): {p.description}" for p in tool.params
+    )
+
+
+async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Interaction,
+                   permissions: Permissions, yolo: bool, loops: LoopDetector) -> CallOutcome:
+    """Run one tool call end to end and return its outcome; never raises for a bad call.
+
+    Order: unknown tool or unparsable arguments → message; coercion (mm.tools.coerce);
+    permission when `yolo` is false and the tool needs it; the tool; the loop detector.
+    """
+    from mm.tools.coerce import coerce_arguments
+
+    tool = registry.get(call.name)
+    arguments: dict[str, Any] = call.arguments if call.arguments is not None else {}
+    if tool is None:
+        result = ToolResult(UNKNOWN_TOOL.format(name=call.name, names=", ".join(registry.names)), failed=True)
+    elif call.arguments is None:
+        result = ToolResult(UNPARSABLE.format(name=call.name, error=call.error or "unreadable",
+                                              raw=call.raw_arguments[:2000], expected=expected_params(tool)),
+                            failed=True)
+    else:
+        coerced, problem = coerce_arguments(tool.name, tool.params, call.arguments)
+        if problem is not None:
+            result = ToolResult(problem, failed=True)
+        else:
+            arguments = coerced
+            result = await _permitted_run(tool, arguments, ctx, ui, permissions, yolo, call.id)
+    verdict = loops.record(call.name, call.arguments if call.arguments is not None else call.raw_arguments,
+                           result.text)
+    outcome = CallOutcome(result, arguments)
+    if verdict.action == "stop":
+        outcome.stop_error = loops.stop_message(call.name, verdict.count)
+        result.text, result.failed = outcome.stop_error, True
+    elif verdict.action == "append":
+        result.text = f"{result.text.rstrip(chr(10))}\n{LOOP_DETECTED}" if result.text else LOOP_DETECTED
+    ui.emit(ToolCallDone(call.id, call.name, arguments, result))
+    return outcome
+
+
+async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui: Interaction,
+                         permissions: Permissions, yolo: bool, call_id: str) -> ToolResult:
+    ui.emit(ToolCallStarted(call_id, tool.name, arguments))
+    if tool.needs_permission and not yolo and tool.name not in permissions.always_allow:
+        allowed = False
+        if tool.name not in permissions.always_reject:
+            answer = await ui.request_permission(tool.name, arguments, _preview(tool.name, arguments))
+            if answer == "allow_always":
+                permissions.always_allow.add(tool.name)
+            elif answer == "reject_always":
+                permissions.always_reject.add(tool.name)
+            allowed = answer in ("allow_once", "allow_always")
+        if not allowed:
+            return ToolResult(rejection_text(tool.name), failed=True)
+    try:
+        return await tool.run(arguments, ctx)
+    except Exception as err:  # a tool bug must not end the turn: the model reads it
+        return ToolResult(f"[error: {tool.name} failed: {type(err).__name__}: {err}]", failed=True)
+
+
+def _preview(name: str, arguments: dict[str, Any]) -> str:
+    if name == "bash":
+        return str(arguments.get("command", ""))
+    return json.dumps(arguments, ensure_ascii=False)[:2000]

@@ -1,0 +1,91 @@
+"""Plain data the model client returns: the assembled assistant message, usage, errors."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+
+@dataclass
+class Usage:
+    """Token counts of one request, as the server reported them (0 when not reported)."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+    thought_tokens: int = 0
+    cached_tokens: int = 0
+
+
+@dataclass
+class ToolCall:
+    """One tool call of the assistant message.
+
+    `arguments` is the parsed object, or None when `raw_arguments` could not be parsed;
+    then `error` says why, in words the model can act on.
+    """
+
+    id: str
+    name: str
+    arguments: dict[str, Any] | None
+    raw_arguments: str = ""
+    error: str | None = None
+
+    def to_wire(self) -> dict:
+        """The call as an OpenAI `tool_calls[]` entry for the history (arguments as a JSON string)."""
+        args = self.raw_arguments
+        if self.arguments is not None:
+            args = json.dumps(self.arguments, ensure_ascii=False)
+        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": args}}
+
+
+@dataclass
+class AssistantMessage:
+    """The assistant message assembled from one response.
+
+    `content` is the text to show and keep (a call written in the text already taken out);
+    `reasoning` is None when the server sent none.
+    """
+
+    content: str = ""
+    reasoning: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    finish_reason: str | None = None
+    usage: Usage | None = None
+    timings: dict | None = None
+    # Calls written in the text that name no declared tool: (name, raw text). The engine
+    # answers them with the list of declared tools.
+    unknown_calls: list[tuple[str, str]] = field(default_factory=list)
+
+    def to_history(self) -> dict:
+        """The message as sent back to the server: content is "" (never null) beside tool calls."""
+        msg: dict[str, Any] = {"role": "assistant", "content": self.content or ""}
+        if self.tool_calls:
+            msg["tool_calls"] = [c.to_wire() for c in self.tool_calls]
+        return msg
+
+
+ErrorClass = Literal["incomplete_stream", "malformed_stream", "server_error", "unreachable", "loading"]
+
+
+class LLMError(Exception):
+    """A request to the model server failed; `str(err)` is one line naming the URL and the cause."""
+
+    def __init__(self, kind: ErrorClass, message: str, url: str = ""):
+        super().__init__(message)
+        self.kind = kind
+        self.url = url
+
+
+@dataclass
+class StreamDelta:
+    """One piece of a streaming answer, passed to the engine's callback as it arrives.
+
+    kind: "text" (visible content), "thought" (reasoning), or "tool_args" (a tool call's
+    arguments grew: `index`, `name`, and `text` = the arguments so far).
+    """
+
+    kind: Literal["text", "thought", "tool_args"]
+    text: str
+    index: int = 0
+    name: str = ""

@@ -1,0 +1,91 @@
+"""Putting the parts together: endpoint, client, tools, conversation, and the one-shot run."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+from mm.config.schema import AgentConfig
+from mm.engine.conversation import Conversation
+from mm.tools.base import Settings
+
+EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+
+
+def build_conversation(config: AgentConfig, client, cwd: Path) -> Conversation:
+    """A Conversation for `config` talking to `client` in `cwd`, saving sessions when enabled."""
+    from mm.tools.registry import build_registry
+
+    conv = Conversation(
+        client=client,
+        registry=build_registry(config),
+        cwd=cwd,
+        system_prompt=config.systemPrompt,
+        settings=Settings(max_output=config.maxOutput, bash_timeout=config.bashTimeout,
+                          preview_lines=config.previewLines),
+        yolo=config.yolo,
+        max_turns=config.maxTurns,
+    )
+    if config.sessions.enabled:
+        from mm.sessions.store import SessionFile
+
+        session = SessionFile(cwd / config.sessions.dir, meta={"cwd": str(cwd)})
+
+        def save(c: Conversation) -> None:
+            totals = asdict(c.totals)
+            totals.pop("reported")
+            session.save(c.history, c.errors, totals)
+
+        conv.on_turn_end = save
+    return conv
+
+
+def make_client(config: AgentConfig, base_url: str, model: str, provider: str):
+    """The model client for an endpoint, with the agent file's options."""
+    from mm.llm.client import ChatClient
+
+    options = {}
+    if config.temperature is not None:
+        options["temperature"] = config.temperature
+    if config.maxTokens is not None:
+        options["max_tokens"] = config.maxTokens
+    return ChatClient(base_url, model, api_key=config.apiKey, provider=provider,
+                      idle_timeout=config.watchdogTimeout, loading_timeout=config.watchdogTimeout,
+                      options=options)
+
+
+def run_oneshot(config: AgentConfig, prompt: str) -> int:
+    """Run one turn for `prompt` in the working directory; returns the exit status (0, 1 or 130)."""
+    try:
+        return asyncio.run(_oneshot(config, prompt))
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+
+
+async def _oneshot(config: AgentConfig, prompt: str) -> int:
+    from mm.llm.embedded import EmbeddedError
+    from mm.llm.resolve import ResolveError, resolve_endpoint
+    from mm.ui.oneshot import OneShotUI
+
+    try:
+        endpoint = await resolve_endpoint(config)
+    except (ResolveError, EmbeddedError) as err:
+        print(f"mm: {err}", file=sys.stderr)
+        return EXIT_FAILED
+    try:
+        conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
+                                                      endpoint.provider), Path.cwd())
+        ui = OneShotUI(config.previewLines, declared=frozenset(t.name for t in config.tools))
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, conv.cancel)
+        done = await conv.run_turn(prompt, ui)
+    finally:
+        endpoint.close()
+    if done.stop_reason == "cancelled":
+        print("mm: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    return EXIT_OK if done.stop_reason == "end_turn" else EXIT_FAILED

@@ -1,0 +1,1 @@
+"""Session files: one JSON file per conversation."""

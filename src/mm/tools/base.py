@@ -1,0 +1,109 @@
+"""The tool protocol: what every tool declares and returns (DESIGN.md §Architecture)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal, Protocol
+
+ToolKind = Literal["execute", "read", "edit", "fetch", "search", "other"]
+ParamType = Literal["string", "integer", "number", "boolean", "array", "object"]
+
+
+@dataclass(frozen=True)
+class Param:
+    """One field of a tool's arguments, as declared to the model."""
+
+    name: str
+    type: ParamType
+    description: str
+    required: bool = True
+    default: Any = None
+    items: dict | None = None  # JSON schema of array items, for type "array"
+
+
+@dataclass
+class FileChange:
+    """A file change for front ends: absolute path, text before (None when created) and after."""
+
+    path: Path
+    old_text: str | None
+    new_text: str
+
+
+@dataclass
+class ToolResult:
+    """What a tool returns: `text` for the model, the rest for front ends.
+
+    A tool never raises for an ordinary failure: the failure is `text`, with `failed=True`.
+    `preview` is what terminal front ends echo (defaults to `text`).
+    """
+
+    text: str
+    failed: bool = False
+    change: FileChange | None = None
+    locations: list[Path] = field(default_factory=list)
+    preview: str | None = None
+
+
+@dataclass
+class Settings:
+    """The settings tools read (agent-file keys, mm-tools.md)."""
+
+    max_output: int = 20000  # characters
+    bash_timeout: float = 30.0  # seconds
+    preview_lines: int = 5
+
+
+@dataclass
+class ToolContext:
+    """What a running tool may use: working directory, settings, and the turn's cancel event.
+
+    Tools that wait (bash) must also stop when `cancelled` is set, and then report
+    `[error: cancelled]` (mm-tools.md §bash, Cancellation).
+    """
+
+    cwd: Path
+    settings: Settings = field(default_factory=Settings)
+    cancelled: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def resolve(self, path: str) -> Path:
+        """Return `path` resolved against the working directory."""
+        p = Path(path).expanduser()
+        return p if p.is_absolute() else self.cwd / p
+
+
+class Tool(Protocol):
+    """A tool declared to the model.
+
+    `params` drives both the JSON schema sent to the model and argument coercion
+    (mm.tools.coerce); `run` receives the coerced arguments.
+    """
+
+    name: str
+    kind: ToolKind
+    description: str
+    params: list[Param]
+    needs_permission: bool
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult: ...
+
+
+def schema_of(tool: Tool) -> dict:
+    """Return the OpenAI `tools[]` entry for `tool` (function name, description, JSON schema)."""
+    props: dict[str, dict] = {}
+    for p in tool.params:
+        prop: dict[str, Any] = {"type": p.type, "description": p.description}
+        if p.items is not None:
+            prop["items"] = p.items
+        props[p.name] = prop
+    required = [p.name for p in tool.params if p.required]
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": {"type": "object", "properties": props, "required": required},
+        },
+    }

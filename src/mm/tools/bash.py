@@ -1,0 +1,65 @@
+"""The `bash` tool: one `bash -c <command>` per call (mm-tools.md §bash)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
+from mm.tools.process import format_outcome, run_process
+
+DESCRIPTION = (
+    "Run a shell command with `bash -c` in the working directory and return its output "
+    "(stdout and stderr merged), followed by the exit status when it is not 0. Each call is a "
+    "new shell with no input: a program that waits for an answer gets end of file. "
+    "Start a server or other long job in the background (`nohup cmd > log 2>&1 &`): "
+    "the call returns when the shell exits."
+)
+COMMAND_DESCRIPTION = "The shell command to run."  # mm-tools.md §bash, field table
+NO_COMMAND = "[bash: no command — call bash again with the command to run]"
+CANNOT_START = "[error: {program} cannot be started: {reason}]"
+
+
+def start_failure_reason(program: str, err: OSError) -> str:
+    """Return why `program` could not be started, in Go's words when it was not found on the PATH.
+
+    `err` is the OSError raised by the spawn. Used by bash and declared tools
+    (mm-tools.md §Declared tools, Program not found).
+    """
+    if isinstance(err, FileNotFoundError) and "/" not in program:
+        return "executable file not found in $PATH"
+    return (err.strerror or str(err)).lower()
+
+
+@dataclass
+class Bash:
+    """The `bash` tool: kind `execute`, permission requested when `yolo: false`."""
+
+    name: str = "bash"
+    kind: ToolKind = "execute"
+    description: str = DESCRIPTION
+    params: list[Param] = field(
+        default_factory=lambda: [Param("command", "string", COMMAND_DESCRIPTION)]
+    )
+    needs_permission: bool = True
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run `args["command"]` with `bash -c` in `ctx.cwd`.
+
+        Timeout: `ctx.settings.bash_timeout` seconds; output capped at `ctx.settings.max_output`
+        characters; `ctx.cancelled` stops it. Returns the output, failed on a non-zero exit,
+        timeout or cancellation. Never raises except CancelledError.
+        """
+        command = args.get("command")
+        if not isinstance(command, str) or not command.strip():
+            return ToolResult(NO_COMMAND, failed=True)
+        timeout = ctx.settings.bash_timeout
+        try:
+            outcome = await run_process(
+                ["bash", "-c", command], cwd=ctx.cwd, timeout=timeout, cancelled=ctx.cancelled
+            )
+        except OSError as err:
+            reason = start_failure_reason("bash", err)
+            return ToolResult(CANNOT_START.format(program="bash", reason=reason), failed=True)
+        text, failed = format_outcome(outcome, timeout=timeout, max_output=ctx.settings.max_output)
+        return ToolResult(text, failed=failed)

@@ -1,0 +1,185 @@
+"""Running one command for a tool: output into a temporary file, timeout, cancellation, group kill.
+
+Shared by the `bash` tool and declared tools (mm-tools.md §bash, §Declared tools: "Cancellation,
+output, non-zero exit: as bash").
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+READ_BACK_END_BYTES = 1024 * 1024  # mm-tools.md §bash, Very large output: "1 MiB each"
+TOO_LARGE_MARKER = "[... output too large to read back in full ...]"
+TIMEOUT_LINE = "[error: {timeout} timeout exceeded]"
+CANCELLED_LINE = "[error: cancelled]"
+EXIT_STATUS_LINE = "[exit code: exit status {code}]"
+EXIT_SIGNAL_LINE = "[exit code: signal: {name}]"
+OUTPUT_CUT_MARKER = "[... {omitted} characters omitted: the output is longer than maxOutput ({limit}) ...]"
+
+
+@dataclass
+class ProcessOutcome:
+    """What became of a command: its read-back output and how it ended.
+
+    `output` is the merged stdout+stderr (both ends only when huge); `returncode` is the
+    asyncio return code (negative = killed by that signal), None when mm killed it.
+    """
+
+    output: str
+    returncode: int | None
+    timed_out: bool = False
+    cancelled: bool = False
+
+
+def format_seconds(seconds: float) -> str:
+    """Return `seconds` as the timeout line writes it: 30 → "30s", 1.5 → "1.5s"."""
+    if float(seconds).is_integer():
+        return f"{int(seconds)}s"
+    return f"{seconds:g}s"
+
+
+def signal_name(signum: int) -> str:
+    """Return the lowercase description of a signal, as Go's `signal: killed` does.
+
+    glibc's strsignal texts lowercased are Go's texts ("killed", "terminated", "segmentation fault").
+    """
+    try:
+        text = signal.strsignal(signum)
+    except ValueError:
+        text = None
+    return (text or f"signal {signum}").lower()
+
+
+def _kill_group(pid: int) -> None:
+    """Send SIGKILL to the process group led by `pid` (start_new_session made it a leader)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _read_back(f: BinaryIO) -> str:
+    """Read the output file: whole, or its first and last 1 MiB around TOO_LARGE_MARKER.
+
+    Each end is cut back to whole lines when it contains a line break (docs/tools-bash.md).
+    """
+    size = os.fstat(f.fileno()).st_size
+    f.seek(0)
+    if size <= 2 * READ_BACK_END_BYTES:
+        return f.read().decode("utf-8", errors="replace")
+    head = f.read(READ_BACK_END_BYTES)
+    f.seek(size - READ_BACK_END_BYTES)
+    tail = f.read(READ_BACK_END_BYTES)
+    cut = head.rfind(b"\n")
+    if cut >= 0:
+        head = head[: cut + 1]
+    cut = tail.find(b"\n")
+    if 0 <= cut < len(tail) - 1:
+        tail = tail[cut + 1 :]
+    text_head = head.decode("utf-8", errors="replace")
+    text_tail = tail.decode("utf-8", errors="replace")
+    if not text_head.endswith("\n"):
+        text_head += "\n"
+    return f"{text_head}{TOO_LARGE_MARKER}\n{text_tail}"
+
+
+async def run_process(
+    argv: list[str], *, cwd: Path, timeout: float, cancelled: asyncio.Event
+) -> ProcessOutcome:
+    """Run `argv` (no shell) until it exits, `timeout` seconds pass, or `cancelled` is set.
+
+    The process gets stdin from /dev/null, its own process group (start_new_session), and
+    stdout+stderr merged into an unnamed temporary file — not a pipe — so a background job
+    left holding the output does not keep the call waiting (mm-tools.md §bash, Background jobs).
+    On timeout or cancellation the whole group is killed; when the awaiting task is itself
+    cancelled, the group is killed and CancelledError propagates. Nothing starts when
+    `cancelled` is already set.
+
+    Raises OSError when the program cannot be started.
+    """
+    if cancelled.is_set():  # the turn was cancelled before the command started
+        return ProcessOutcome("", None, cancelled=True)
+    with tempfile.TemporaryFile() as out:
+        proc = await asyncio.create_subprocess_exec(
+            *argv,
+            cwd=str(cwd),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=out,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+        timed_out = was_cancelled = False
+        exited = asyncio.ensure_future(proc.wait())
+        cancel_wait = asyncio.ensure_future(cancelled.wait())
+        try:
+            done, _ = await asyncio.wait(
+                {exited, cancel_wait}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+            )
+            if exited not in done:
+                was_cancelled = cancel_wait in done
+                timed_out = not was_cancelled
+                _kill_group(proc.pid)
+                await exited
+        finally:
+            cancel_wait.cancel()
+            if proc.returncode is None:  # the awaiting task was cancelled
+                _kill_group(proc.pid)
+                exited.cancel()
+        output = await asyncio.to_thread(_read_back, out)
+    returncode = None if (timed_out or was_cancelled) else proc.returncode
+    return ProcessOutcome(output, returncode, timed_out=timed_out, cancelled=was_cancelled)
+
+
+def _cut_middle(text: str, budget: int, limit: int) -> str:
+    """Cut `text` to at most `budget` characters, keeping both ends around OUTPUT_CUT_MARKER.
+
+    `limit` is the maxOutput quoted in the marker. Ends are cut back to whole lines when that
+    keeps at least half of each end.
+    """
+    if len(text) <= budget:
+        return text
+    marker = OUTPUT_CUT_MARKER.format(omitted=len(text), limit=limit)  # longest possible form
+    room = budget - len(marker) - 2
+    if room <= 0:
+        return text[: max(budget, 0)]
+    head, tail = text[: room - room // 2], text[len(text) - room // 2 :]
+    cut = head.rfind("\n")
+    if cut >= len(head) // 2:
+        head = head[: cut + 1]
+    cut = tail.find("\n")
+    if 0 <= cut < len(tail) // 2:
+        tail = tail[cut + 1 :]
+    omitted = len(text) - len(head) - len(tail)
+    marker = OUTPUT_CUT_MARKER.format(omitted=omitted, limit=limit)
+    sep = "" if head.endswith("\n") or not head else "\n"
+    return f"{head}{sep}{marker}\n{tail}"
+
+
+def format_outcome(outcome: ProcessOutcome, *, timeout: float, max_output: int) -> tuple[str, bool]:
+    """Return the tool text for `outcome` and whether the call failed.
+
+    The text is the output cut to `max_output` characters (middle cut, see docs/tools-bash.md),
+    then the ending line when there is one: timeout, cancellation, or non-zero exit
+    (mm-tools.md §bash). An empty successful output is "" (front ends show `(no output)`).
+    """
+    if outcome.timed_out:
+        ending = TIMEOUT_LINE.format(timeout=format_seconds(timeout))
+    elif outcome.cancelled:
+        ending = CANCELLED_LINE
+    elif outcome.returncode is not None and outcome.returncode < 0:
+        ending = EXIT_SIGNAL_LINE.format(name=signal_name(-outcome.returncode))
+    elif outcome.returncode:
+        ending = EXIT_STATUS_LINE.format(code=outcome.returncode)
+    else:
+        ending = ""
+    if not ending:
+        return _cut_middle(outcome.output, max_output, max_output), False
+    body = _cut_middle(outcome.output, max_output - len(ending) - 1, max_output)
+    if body and not body.endswith("\n"):
+        body += "\n"
+    return body + ending, True

@@ -1,0 +1,93 @@
+"""The agent file: discovery, overrides, and one-line errors naming file, line and key."""
+
+from pathlib import Path
+
+import pytest
+
+from mm.config.load import ConfigError, load_config
+
+
+def write(tmp_path: Path, text: str, name: str = ".mm/agent.yaml") -> Path:
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def error_of(tmp_path: Path, text: str) -> str:
+    write(tmp_path, text)
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path, env={})
+    return str(info.value)
+
+
+def test_defaults_without_a_file(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    loaded = load_config(cwd=tmp_path, env={})
+    assert loaded.path is None
+    cfg = loaded.config
+    assert (cfg.yolo, cfg.bashTool, cfg.editTools, cfg.bashTimeout) == (True, True, True, 30.0)
+    assert cfg.sessions.dir == ".mm/sessions"
+
+
+def test_project_file_wins_over_home(tmp_path, monkeypatch):
+    home = tmp_path / "home"
+    monkeypatch.setenv("HOME", str(home))
+    write(home, "model: from-home\n", ".config/mm/agent.yaml")
+    assert load_config(cwd=tmp_path, env={}).config.model == "from-home"
+    write(tmp_path, "model: from-project\n")
+    assert load_config(cwd=tmp_path, env={}).config.model == "from-project"
+    explicit = write(tmp_path, "model: explicit\n", "other.yaml")
+    assert load_config(str(explicit), cwd=tmp_path, env={}).config.model == "explicit"
+
+
+def test_flags_beat_environment_beat_file(tmp_path):
+    write(tmp_path, "model: file\nbaseUrl: http://file/v1\nprovider: ollama\n")
+    env = {"MM_MODEL": "env", "MM_BASE_URL": "http://env/v1", "MM_PROVIDER": "llamacpp"}
+    cfg = load_config(cwd=tmp_path, env=env).config
+    assert (cfg.model, cfg.baseUrl, cfg.provider) == ("env", "http://env/v1", "llamacpp")
+    cfg = load_config(cwd=tmp_path, env=env, overrides={"model": "flag", "baseUrl": None}).config
+    assert (cfg.model, cfg.baseUrl) == ("flag", "http://env/v1")
+
+
+def test_unknown_key_names_file_line_and_suggestion(tmp_path):
+    msg = error_of(tmp_path, "model: x\nbashTimout: 3\n")
+    assert msg == f"{tmp_path}/.mm/agent.yaml:2: bashTimout: unknown key (did you mean bashTimeout?)"
+
+
+def test_nested_unknown_key(tmp_path):
+    msg = error_of(tmp_path, "sessions:\n  enabled: true\n  dri: x\n")
+    assert msg.endswith(".mm/agent.yaml:3: sessions.dri: unknown key (did you mean dir?)")
+
+
+def test_wrong_type_names_line_key_and_value(tmp_path):
+    msg = error_of(tmp_path, "yolo: true\nmaxOutput: lots\n")
+    assert ".mm/agent.yaml:2: maxOutput: " in msg and "'lots'" in msg
+    assert "\n" not in msg
+
+
+def test_bad_value(tmp_path):
+    msg = error_of(tmp_path, "bashTimeout: -1\n")
+    assert ".mm/agent.yaml:1: bashTimeout: input should be greater than 0" in msg
+    msg = error_of(tmp_path, "provider: llama\n")
+    assert ".mm/agent.yaml:1: provider: " in msg and "'llama'" in msg
+
+
+def test_list_item_error_points_at_item(tmp_path):
+    msg = error_of(tmp_path, "tools:\n  - name: ok\n    command: [echo]\n  - name: bad\n    command: []\n")
+    assert ".mm/agent.yaml:5: tools[1].command: " in msg
+
+
+def test_invalid_yaml_and_not_a_mapping(tmp_path):
+    assert ".mm/agent.yaml:2: invalid YAML" in error_of(tmp_path, "model: x\nyolo: [true\n")
+    assert "must be a mapping" in error_of(tmp_path, "- a\n- b\n")
+
+
+def test_empty_file_is_defaults(tmp_path):
+    write(tmp_path, "# nothing yet\n")
+    assert load_config(cwd=tmp_path, env={}).config.maxTurns == 40
+
+
+def test_missing_explicit_file(tmp_path):
+    with pytest.raises(ConfigError, match="no such agent file"):
+        load_config(str(tmp_path / "nope.yaml"), cwd=tmp_path, env={})
