@@ -16,10 +16,7 @@ UNKNOWN_TOOL = (
     '[error: there is no tool named "{name}" — the tools are: {names}. '
     "Call one of them, with its arguments as a JSON object]"
 )
-UNPARSABLE = (
-    "[{name}: invalid call, nothing was run — the arguments are not a JSON object: {error}. "
-    "You sent: {raw}. Expected: {expected}. Call {name} again with each parameter as its own field.]"
-)
+UNPARSABLE = "the arguments are not a JSON object: {error}"
 REJECTED = "[{name} rejected by the user]"
 REJECTED_BASH = "[command rejected by the user]"
 
@@ -46,13 +43,6 @@ def rejection_text(name: str) -> str:
     return REJECTED_BASH if name == "bash" else REJECTED.format(name=name)
 
 
-def expected_params(tool: Any) -> str:
-    """`name (type): description` for each parameter, for messages that teach the model the schema."""
-    return "; ".join(
-        f"{p.name} ({p.type}{'' if p.required else ', optional'}): {p.description}" for p in tool.params
-    )
-
-
 async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Interaction,
                    permissions: Permissions, yolo: bool, loops: LoopDetector) -> CallOutcome:
     """Run one tool call end to end and return its outcome; never raises for a bad call.
@@ -60,18 +50,18 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
     Order: unknown tool or unparsable arguments → message; coercion (mm.tools.coerce);
     permission when `yolo` is false and the tool needs it; the tool; the loop detector.
     """
-    from mm.tools.coerce import coerce_arguments
+    from mm.tools.coerce import coerce_tool_args, invalid_call_message
 
     tool = registry.get(call.name)
     arguments: dict[str, Any] = call.arguments if call.arguments is not None else {}
     if tool is None:
         result = ToolResult(UNKNOWN_TOOL.format(name=call.name, names=", ".join(registry.names)), failed=True)
     elif call.arguments is None:
-        result = ToolResult(UNPARSABLE.format(name=call.name, error=call.error or "unreadable",
-                                              raw=call.raw_arguments[:2000], expected=expected_params(tool)),
-                            failed=True)
+        fault = UNPARSABLE.format(error=call.error or "unreadable")
+        result = ToolResult(invalid_call_message(tool.name, tool.params, call.raw_arguments[:2000], [fault],
+                                                 getattr(tool, "enums", None)), failed=True)
     else:
-        coerced, problem = coerce_arguments(tool.name, tool.params, call.arguments)
+        coerced, problem = coerce_tool_args(tool, call.arguments)
         if problem is not None:
             result = ToolResult(problem, failed=True)
         else:

@@ -80,8 +80,10 @@ def start_embedded(model_file: str | None, n_ctx: int | None = None, timeout: fl
         raise EmbeddedError(NOTHING_TO_RUN)
     if not path.is_file():
         raise EmbeddedError(f"model file {path} does not exist: set `model:` to the path of a .gguf file")
-    server = _spawn(path, n_ctx or DEFAULT_CONTEXT, None, timeout)
-    if not _supports_tools(server.base_url):
+    # The default model's own template is known to ignore tools: skip the probe (one start less).
+    known = TEMPLATE if model_file is None else None
+    server = _spawn(path, n_ctx or DEFAULT_CONTEXT, known, timeout)
+    if known is None and not _supports_tools(server.base_url):
         server.stop()
         server = _spawn(path, n_ctx or DEFAULT_CONTEXT, TEMPLATE, timeout)
     return server

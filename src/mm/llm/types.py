@@ -65,7 +65,7 @@ class AssistantMessage:
         return msg
 
 
-ErrorClass = Literal["incomplete_stream", "malformed_stream", "server_error", "unreachable", "loading"]
+ErrorClass = Literal["incomplete_stream", "malformed_stream", "server_error", "unreachable", "loading", "timeout"]
 
 
 class LLMError(Exception):

@@ -1,0 +1,261 @@
+"""The chat-completions client: one streamed request, every server quirk absorbed.
+
+POSTs `{base_url}/chat/completions` with `stream: true` and `stream_options.include_usage`, reads
+the event stream with its own tolerant SSE reader (comments, `event:`/`id:` fields, a missing
+final blank line or `[DONE]`), or a whole JSON body whatever the content type (stream-12), and
+turns every failure into one LLMError line naming the URL (cases llm-streams/*, DESIGN.md "Model
+servers: what the client must absorb", notes/local-model.md §5). httpx is imported lazily.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import Any, AsyncIterator, Callable
+from urllib.parse import urlsplit
+
+from mm.llm.stream import StreamAssembler, one_line
+from mm.llm.types import AssistantMessage, LLMError, StreamDelta
+
+UNREACHABLE = "nothing answers at {url} ({cause}) — is the model server running?"
+HTTP_ERROR = "the model server at {url} answered HTTP {status}: {detail}"
+LOADING = "the model server at {url} was still loading the model after {seconds:g} s (HTTP 503: {detail})"
+INCOMPLETE = "the model server at {url} closed the stream before the answer was complete ({detail})"
+MALFORMED = "the model server at {url} sent a malformed stream: {detail}"
+IDLE = "the model server at {url} sent nothing for {seconds:g} s — stopped waiting"
+NO_END = "no finish_reason and no [DONE]"
+BAD_DATA = "a data line is not a JSON object: {excerpt}"
+NOT_A_STREAM = "the body is neither an event stream nor JSON: {excerpt}"
+NO_CHOICES = "the JSON answer has no choices: {excerpt}"
+REFUSED = "connection refused"
+ERROR_BODY_LIMIT = 64 * 1024  # bytes of an error body read for its message
+MAX_POLL = 4.0  # seconds between two tries while the model loads
+
+
+class ChatClient:
+    """Client of one model on one OpenAI-compatible server.
+
+    base_url: the OpenAI base, e.g. "http://127.0.0.1:8080/v1". model: the name sent as `model`.
+    api_key: sent as a Bearer token when set. provider: the server kind (llamacpp, ollama, dmr,
+    llmman, lmstudio, openai, embedded), kept for callers. idle_timeout: seconds without a byte
+    from the server before the request fails (None: wait forever). connect_timeout: seconds to
+    open the connection. loading_timeout: total seconds a 503 (model loading) is retried, with
+    backoff from loading_poll seconds doubling up to MAX_POLL. options: request fields added to
+    every request (temperature, max_tokens…). headers: extra HTTP headers.
+    """
+
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, provider: str = "openai", *,
+                 idle_timeout: float | None = 300.0, connect_timeout: float = 10.0,
+                 loading_timeout: float = 300.0, loading_poll: float = 0.5,
+                 options: dict[str, Any] | None = None, headers: dict[str, str] | None = None):
+        self.base_url = base_url.rstrip("/")
+        self.model, self.api_key, self.provider = model, api_key, provider
+        self.idle_timeout, self.connect_timeout = idle_timeout, connect_timeout
+        self.loading_timeout, self.loading_poll = loading_timeout, loading_poll
+        self.options = dict(options or {})
+        self.headers = dict(headers or {})
+        self._client: Any = None
+        self._client_loop: Any = None
+
+    @property
+    def url(self) -> str:
+        """The chat-completions endpoint."""
+        return self.base_url + "/chat/completions"
+
+    async def complete(self, messages: list[dict], tools: list[dict],
+                       on_delta: Callable[[StreamDelta], None] | None = None, **options: Any) -> AssistantMessage:
+        """Send one request and return the assembled assistant message.
+
+        messages: the chat history (an assistant `content: null` beside tool calls is sent as "",
+        notes/local-model.md §5.1). tools: the OpenAI `tools` array (may be empty). on_delta: called
+        for each text, reasoning and tool-arguments delta; if it raises, the connection is closed at
+        once and the exception propagates unchanged. options: request fields for this request only.
+        Raises LLMError (kind unreachable, server_error, loading, incomplete_stream,
+        malformed_stream or timeout) with a one-line message naming the URL.
+        """
+        import httpx
+
+        body = self._body(messages, tools, options)
+        headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+        headers.update(self.headers)
+        deadline, poll = None, self.loading_poll
+        while True:
+            try:
+                async with self._http().stream("POST", self.url, json=body, headers=headers) as response:
+                    if response.status_code < 400:
+                        return await self._read(response, tools, on_delta)
+                    detail = await _error_detail(response)
+                    if response.status_code != 503:
+                        raise self._error("server_error", HTTP_ERROR, status=response.status_code, detail=detail)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as err:
+                raise self._error("unreachable", UNREACHABLE, cause=connect_cause(err)) from None
+            except httpx.TimeoutException:
+                raise self._error("timeout", IDLE, seconds=self.idle_timeout or 0) from None
+            except httpx.TransportError as err:
+                raise self._error("incomplete_stream", INCOMPLETE, detail=one_line(str(err) or type(err).__name__, 200)) from None
+            now = time.monotonic()
+            deadline = deadline if deadline is not None else now + self.loading_timeout
+            if now >= deadline:
+                raise self._error("loading", LOADING, seconds=self.loading_timeout, detail=detail)
+            await asyncio.sleep(min(poll, deadline - now))
+            poll = min(poll * 2, MAX_POLL)
+
+    async def aclose(self) -> None:
+        """Close the pooled connections (the client stays usable: a new pool opens on demand)."""
+        if self._client is not None:
+            client, self._client = self._client, None
+            await client.aclose()
+
+    def _body(self, messages: list[dict], tools: list[dict], options: dict) -> dict:
+        sent = [dict(m, content="") if m.get("role") == "assistant" and m.get("content") is None else m
+                for m in messages]
+        body: dict[str, Any] = {"model": self.model, "messages": sent, "stream": True,
+                                "stream_options": {"include_usage": True}}
+        if tools:
+            body["tools"] = tools
+        body.update({k: v for k, v in {**self.options, **options}.items() if v is not None})
+        if body.get("stream") is False:
+            body.pop("stream_options", None)
+        return body
+
+    def _http(self) -> Any:
+        """One httpx.AsyncClient per event loop (a pool cannot outlive its loop)."""
+        import httpx
+
+        loop = asyncio.get_running_loop()
+        if self._client is None or self._client_loop is not loop or self._client.is_closed:
+            timeout = httpx.Timeout(connect=self.connect_timeout, read=self.idle_timeout,
+                                    write=self.idle_timeout, pool=self.connect_timeout)
+            loopback = urlsplit(self.base_url).hostname in ("127.0.0.1", "localhost", "::1")
+            self._client = httpx.AsyncClient(timeout=timeout, trust_env=not loopback)
+            self._client_loop = loop
+        return self._client
+
+    def _error(self, kind: str, template: str, **fields: Any) -> LLMError:
+        return LLMError(kind, one_line(template.format(url=self.url, **fields), 600), self.url)  # type: ignore[arg-type]
+
+    async def _read(self, response: Any, tools: list[dict], on_delta: Any) -> AssistantMessage:
+        """Read an event stream, or a whole JSON answer when the body starts with `{`."""
+        import httpx
+
+        assembler = StreamAssembler(tools, on_delta, self.url)
+        lines = response.aiter_lines()
+        first = ""
+        async for line in lines:
+            if line.strip():
+                first = line
+                break
+        if not first:
+            raise self._error("incomplete_stream", INCOMPLETE, detail=NO_END)
+        if first.lstrip().startswith("{"):
+            text = "\n".join([first] + [line async for line in lines])
+            return self._from_json(text, assembler)
+        try:
+            done, garbage = await self._read_sse(_chain(first, lines), assembler)
+        except (httpx.TransportError, httpx.TimeoutException):
+            if assembler.finish_reason is None:
+                raise
+            done, garbage = True, ""  # the answer was complete; only usage or [DONE] was lost
+        if not done and assembler.finish_reason is None:
+            if garbage and not assembler.chunks:
+                raise self._error("malformed_stream", MALFORMED, detail=NOT_A_STREAM.format(excerpt=garbage))
+            raise self._error("incomplete_stream", INCOMPLETE, detail=NO_END)
+        return assembler.finish()
+
+    async def _read_sse(self, lines: AsyncIterator[str], assembler: StreamAssembler) -> tuple[bool, str]:
+        """Feed every event's data to `assembler`; returns ([DONE] seen, first unknown line)."""
+        data: list[str] = []
+        garbage = ""
+        async for line in lines:
+            if line.startswith(":"):
+                continue
+            if line == "":
+                if data and self._dispatch("\n".join(data), assembler):
+                    return True, garbage
+                data = []
+                continue
+            field, sep, value = line.partition(":")
+            if field == "data" and sep:
+                data.append(value[1:] if value.startswith(" ") else value)
+            elif line.lstrip().startswith("{"):  # a bare JSON line (no `data:`), as some servers send
+                if self._dispatch(line, assembler):
+                    return True, garbage
+            elif field not in ("event", "id", "retry") and not garbage:
+                garbage = one_line(line, 80)
+        if data and self._dispatch("\n".join(data), assembler):
+            return True, garbage
+        return False, garbage
+
+    def _dispatch(self, payload: str, assembler: StreamAssembler) -> bool:
+        """Feed one event; True at `[DONE]`. Raises LLMError("malformed_stream") for bad JSON."""
+        payload = payload.strip()
+        if payload == "[DONE]":
+            return True
+        if not payload:
+            return False
+        try:
+            chunk = json.loads(payload)
+        except ValueError:
+            chunk = None
+        if not isinstance(chunk, dict):
+            raise self._error("malformed_stream", MALFORMED, detail=BAD_DATA.format(excerpt=one_line(payload, 80)))
+        assembler.feed(chunk)
+        return False
+
+    def _from_json(self, text: str, assembler: StreamAssembler) -> AssistantMessage:
+        """A non-streamed `chat.completion` (or a lone chunk) read as one chunk (stream-12)."""
+        try:
+            obj = json.loads(text)
+        except ValueError:
+            obj = None
+        if not isinstance(obj, dict):
+            raise self._error("malformed_stream", MALFORMED, detail=NOT_A_STREAM.format(excerpt=one_line(text, 80)))
+        choices = obj.get("choices")
+        if not obj.get("error") and not (isinstance(choices, list) and choices):
+            raise self._error("malformed_stream", MALFORMED, detail=NO_CHOICES.format(excerpt=one_line(text, 80)))
+        chunk = dict(obj)
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict) and "message" in choices[0]:
+            choice = dict(choices[0])
+            message = dict(choice.pop("message") or {})
+            if isinstance(message.get("tool_calls"), list):
+                message["tool_calls"] = [dict(c, index=c.get("index", i)) if isinstance(c, dict) else c
+                                         for i, c in enumerate(message["tool_calls"])]
+            chunk["choices"] = [dict(choice, delta=message)]
+        assembler.feed(chunk)
+        return assembler.finish()
+
+
+def connect_cause(err: Exception) -> str:
+    """Why a connection failed, in a few words ("connection refused" for a closed port)."""
+    cause = one_line(str(err), 120)
+    if "refused" in cause or "attempts failed" in cause:
+        return REFUSED
+    return cause or type(err).__name__
+
+
+async def _chain(first: str, rest: AsyncIterator[str]) -> AsyncIterator[str]:
+    yield first
+    async for line in rest:
+        yield line
+
+
+async def _error_detail(response: Any) -> str:
+    """The server's own words from an error body: `error.message`, `error`, `message`, `detail`,
+    else the text; one line."""
+    raw = b""
+    async for part in response.aiter_bytes():
+        raw += part
+        if len(raw) >= ERROR_BODY_LIMIT:
+            break
+    text = raw[:ERROR_BODY_LIMIT].decode("utf-8", "replace")
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        obj = None
+    if isinstance(obj, dict):
+        err = obj.get("error")
+        for value in ((err.get("message") if isinstance(err, dict) else err), obj.get("message"), obj.get("detail")):
+            if isinstance(value, str) and value.strip():
+                return one_line(value, 300)
+    return one_line(text, 300) or f"HTTP {response.status_code} with an empty body"

@@ -1,0 +1,328 @@
+"""Tool calls written in the content instead of `tool_calls` (DESIGN.md quirk list).
+
+Three forms are read: `<tool_call>{"name": …, "arguments": …}</tool_call>`; Qwen's
+`<function=name><parameter=p>…</parameter></function>` (also inside `<tool_call>`, and with a
+JSON object as its body, as Llama 3 writes it); and a bare `{"name": …, "arguments"|"parameters": …}`
+object at the start of the message or of a line (cases llm-streams/stream-13…16).
+
+Only names of declared tools become calls. A well-formed call naming another tool is reported as
+unknown (tag forms anywhere; a bare object only when it is the whole answer) and stays in the text.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import string
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Mapping
+
+from mm.llm.args import parse_arguments, parse_xml_parameters
+from mm.llm.types import ToolCall
+
+TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<tool_call>", "</tool_call>"
+FUNC_OPEN, FUNC_CLOSE = "<function=", "</function>"
+NO_ARGUMENTS_FOUND = "the call written in the text has no readable arguments"
+
+_NAME = re.compile(r"[A-Za-z_][\w.\-]{0,63}")
+_NAME_IN_BROKEN_JSON = re.compile(r'"name"\s*:\s*"([A-Za-z_][\w.\-]{0,63})"')
+_LINE_BRACE = re.compile(r"(?:^|(?<=\n))[ \t]*\{")
+_FIRST_KEY = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)("?))?')
+_CALL_KEYS = {"name", "arguments", "parameters", "function", "type", "id"}
+_OUT_OF_STRING, _IN_STRING = re.compile(r'["{}]'), re.compile(r'["\\]')
+_FENCE_BEFORE = re.compile(r"(?:^|\n)[ \t]*```[\w-]*[ \t]*\n[ \t]*\Z")
+_FENCE_AFTER = re.compile(r"[ \t]*\n?[ \t]*```[ \t]*(?:\n|\Z)")
+_ID_CHARS = string.ascii_letters + string.digits
+
+
+def new_call_id() -> str:
+    """A made-up tool-call id: 9 random letters and digits (the only shape Mistral templates accept)."""
+    return "".join(_ID_CHARS[b % len(_ID_CHARS)] for b in os.urandom(9))
+
+
+@dataclass
+class TextCall:
+    """One call found in the text: its span [start, end), name, arguments (dict, str or None)."""
+
+    start: int
+    end: int
+    name: str
+    arguments: Any
+    explicit: bool  # written with a tag, not as a bare object
+    error: str | None = None
+
+
+@dataclass
+class Extracted:
+    """The content with declared calls taken out, those calls, and (name, text) of unknown ones."""
+
+    content: str
+    calls: list[ToolCall] = field(default_factory=list)
+    unknown: list[tuple[str, str]] = field(default_factory=list)
+
+
+class _Pending:
+    """A possible call starting at `start`, resolved as more text arrives (incremental scan)."""
+
+    def __init__(self, kind: str, start: int):
+        self.kind, self.start = kind, start
+        self.search_from = start
+        self.depth, self.in_string, self.checked_key = 0, False, False
+
+    def resolve(self, text: str, final: bool) -> tuple[str, int, TextCall | None]:
+        """("more", 0, None) while undecided; else ("call"|"text", end, call)."""
+        if self.kind == "brace":
+            return self._brace(text, final)
+        close_tag = TOOL_CALL_CLOSE if self.kind == "tag" else FUNC_CLOSE
+        if self.kind == "func":
+            head = text[self.start + len(FUNC_OPEN):self.start + len(FUNC_OPEN) + 65]
+            if ">" in head and not _NAME.fullmatch(head.split(">", 1)[0]) or len(head) == 65 and ">" not in head:
+                return "text", self.start + 1, None
+        close = text.find(close_tag, self.search_from)
+        if close == -1:
+            if not final:
+                self.search_from = max(self.start, len(text) - len(close_tag) + 1)
+                return "more", 0, None
+            close = end = len(text)
+        else:
+            end = close + len(close_tag)
+        if self.kind == "tag":
+            call = _parse_tag_body(text[self.start + len(TOOL_CALL_OPEN):close])
+        else:
+            call = _parse_function(text[self.start:close])
+        if call is None:
+            return "text", end if self.kind == "tag" else self.start + 1, None
+        return "call", end, TextCall(self.start, end, call[0], call[1], True, call[2])
+
+    def _brace(self, text: str, final: bool) -> tuple[str, int, TextCall | None]:
+        if not self.checked_key:
+            m = _FIRST_KEY.match(text, self.start + 1)
+            if m.end() == len(text) and not final:
+                return "more", 0, None
+            if m.group(1) is None or (m.group(2) and m.group(1) not in _CALL_KEYS):
+                return "text", self.start + 1, None
+            if not m.group(2) and not final:
+                return "more", 0, None
+            self.checked_key = True
+        end = self._scan(text)
+        if end is None and not final:
+            return "more", 0, None
+        span_end = end if end is not None else len(text)
+        obj, _ = parse_arguments(text[self.start:span_end])
+        call = _as_call(obj)
+        if call is None:
+            return "text", span_end if end is not None else self.start + 1, None
+        return "call", span_end, TextCall(self.start, span_end, call[0], call[1], False)
+
+    def _scan(self, text: str) -> int | None:
+        """Advance the string-aware brace count; the end of the object once balanced."""
+        i = self.search_from
+        while True:
+            if self.in_string:
+                m = _IN_STRING.search(text, i)
+                if m is None:
+                    i = len(text)
+                    break
+                if m.group() == "\\":
+                    if m.end() >= len(text):
+                        i = m.start()
+                        break
+                    i = m.end() + 1
+                    continue
+                self.in_string, i = False, m.end()
+                continue
+            m = _OUT_OF_STRING.search(text, i)
+            if m is None:
+                i = len(text)
+                break
+            i = m.end()
+            if m.group() == '"':
+                self.in_string = True
+            elif m.group() == "{":
+                self.depth += 1
+            else:
+                self.depth -= 1
+                if self.depth == 0:
+                    self.search_from = i
+                    return i
+        self.search_from = i
+        return None
+
+
+def _as_call(obj: Any, explicit: bool = False) -> tuple[str, Any] | None:
+    """(name, arguments) when `obj` is a call object; a tag's body may omit the arguments."""
+    if not isinstance(obj, dict):
+        return None
+    if isinstance(obj.get("function"), dict) and "name" in obj["function"]:
+        obj = obj["function"]
+    name = obj.get("name")
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
+        return None
+    for key in ("arguments", "parameters"):
+        if key in obj:
+            return name, obj[key]
+    return (name, {}) if explicit else None
+
+
+def _parse_tag_body(body: str) -> tuple[str, Any, str | None] | None:
+    body = body.strip()
+    if body.startswith(FUNC_OPEN):
+        end = body.find(FUNC_CLOSE)
+        return _parse_function(body if end == -1 else body[:end])
+    obj, error = parse_arguments(body)
+    call = _as_call(obj, explicit=True)
+    if call is not None:
+        return call[0], call[1], None
+    m = _NAME_IN_BROKEN_JSON.search(body)
+    if m is None:
+        return None
+    return m.group(1), None, error or NO_ARGUMENTS_FOUND
+
+
+def _parse_function(block: str) -> tuple[str, Any, str | None] | None:
+    """`<function=name>` + parameters or a JSON object (the closing tag already cut off)."""
+    head, sep, inner = block[len(FUNC_OPEN):].partition(">")
+    if not sep or not _NAME.fullmatch(head.strip()):
+        return None
+    inner = inner.strip()
+    if inner.startswith("{"):
+        return head.strip(), inner, None
+    return head.strip(), ("xml", inner), None
+
+
+def find_text_calls(text: str) -> list[TextCall]:
+    """Every call written in `text`, in order (declared or not)."""
+    calls: list[TextCall] = []
+    pos = 0
+    while True:
+        start, kind = _next_candidate(text, pos)
+        if start is None:
+            return calls
+        status, end, call = _Pending(kind, start).resolve(text, final=True)
+        if call is not None:
+            calls.append(call)
+        pos = end
+
+
+def _next_candidate(text: str, pos: int) -> tuple[int | None, str]:
+    found: list[tuple[int, str]] = []
+    for tag, kind in ((TOOL_CALL_OPEN, "tag"), (FUNC_OPEN, "func")):
+        i = text.find(tag, pos)
+        if i != -1:
+            found.append((i, kind))
+    m = _LINE_BRACE.search(text, pos)
+    if m is not None:
+        found.append((m.end() - 1, "brace"))
+    return min(found) if found else (None, "")
+
+
+def extract_text_calls(content: str, declared: Mapping[str, Mapping[str, str]] | Iterable[str]) -> Extracted:
+    """Take the calls naming declared tools out of `content` (stream-13/14/15/16).
+
+    declared: tool names, or name -> {parameter -> JSON type} (args.tool_param_types).
+    Returns the remaining text (stripped when a call was taken out), the ToolCalls with made-up
+    ids, and (name, text) of well-formed calls naming undeclared tools, which stay in the text.
+    """
+    types = declared if isinstance(declared, Mapping) else {name: {} for name in declared}
+    out = Extracted(content)
+    pieces, pos = [], 0
+    for found in find_text_calls(content):
+        raw = content[found.start:found.end]
+        if found.name not in types:
+            whole = _strip_fence(content, found.start, found.end) == (0, len(content))
+            if found.explicit or whole:
+                out.unknown.append((found.name, raw))
+            continue
+        out.calls.append(_to_tool_call(found, types[found.name]))
+        start, end = (found.start, found.end) if found.explicit else _strip_fence(content, found.start, found.end)
+        pieces.append(content[pos:start])
+        pos = end
+    if out.calls:
+        pieces.append(content[pos:])
+        out.content = "".join(pieces).strip()
+    return out
+
+
+def _strip_fence(text: str, start: int, end: int) -> tuple[int, int]:
+    """Widen [start, end) to a ``` fence holding only it, and to the surrounding blank space."""
+    before = _FENCE_BEFORE.search(text, 0, start)
+    after = _FENCE_AFTER.match(text, end)
+    if before and after:
+        start, end = before.start(), after.end()
+    if not text[:start].strip():
+        start = 0
+    if not text[end:].strip():
+        end = len(text)
+    return start, end
+
+
+def _to_tool_call(found: TextCall, types: Mapping[str, str]) -> ToolCall:
+    args = found.arguments
+    if isinstance(args, tuple):  # ("xml", inner) from the Qwen form
+        parsed, error, raw = parse_xml_parameters(args[1], dict(types)), None, args[1]
+    elif found.error is not None:
+        parsed, error, raw = None, found.error, ""
+    else:
+        parsed, error = parse_arguments(args, dict(types))
+        raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
+    return ToolCall(new_call_id(), found.name, parsed, raw, error)
+
+
+class TextCallFilter:
+    """Streaming side of the extraction: feed content deltas, get the text safe to show now.
+
+    Text that may start a call (`<tool_call>`, `<function=`, a `{` at the start of the message or
+    of a line, or a partial tag at the end) is held back until it is known; a call naming a
+    declared tool (any name when `tool_names` is None) is never shown. `flush()` at the end
+    releases what was not such a call.
+    """
+
+    def __init__(self, tool_names: Iterable[str] | None = None):
+        self._names = None if tool_names is None else set(tool_names)
+        self._buf = ""
+        self._pos = 0
+        self._pending: _Pending | None = None
+
+    def feed(self, delta: str) -> str:
+        """Add a content delta; return the text that can be shown now (maybe "")."""
+        self._buf += delta
+        return self._advance(final=False)
+
+    def flush(self) -> str:
+        """The stream ended: return the held text that was not a declared call."""
+        return self._advance(final=True)
+
+    def _advance(self, final: bool) -> str:
+        buf, out = self._buf, []
+        while True:
+            if self._pending is None:
+                start, kind = _next_candidate(buf, self._pos)
+                if start is None:
+                    safe = len(buf) if final else _safe_end(buf, self._pos)
+                    out.append(buf[self._pos:safe])
+                    self._pos = safe
+                    return "".join(out)
+                out.append(buf[self._pos:start])
+                self._pos, self._pending = start, _Pending(kind, start)
+            status, end, call = self._pending.resolve(buf, final)
+            if status == "more":
+                return "".join(out)
+            self._pending = None
+            if call is None or (self._names is not None and call.name not in self._names):
+                out.append(buf[self._pos:end])
+            self._pos = end
+
+
+def _safe_end(buf: str, pos: int) -> int:
+    """Where the text that cannot start a call ends: before a partial tag or line-start blanks."""
+    n = len(buf)
+    lt = buf.rfind("<", max(pos, n - len(TOOL_CALL_OPEN) + 1))
+    if lt != -1 and (TOOL_CALL_OPEN.startswith(buf[lt:]) or FUNC_OPEN.startswith(buf[lt:])):
+        return lt
+    i = n
+    while i > pos and buf[i - 1] in " \t":
+        i -= 1
+    if i < n and (i == 0 or buf[i - 1] == "\n"):
+        return i
+    return n

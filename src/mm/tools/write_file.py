@@ -1,0 +1,134 @@
+"""The `write_file` tool: create a file or replace its whole content (mm-tools.md §write_file)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from mm.tools.base import FileChange, Param, ToolContext, ToolResult
+from mm.tools.diff import diff_texts, fit, split_lines
+from mm.tools.fs import BOM, TextFileError, line_endings, read_text, write_text_atomic
+
+DESCRIPTION = (
+    "Create a file with the given content, or replace an existing file's whole content. "
+    "Parent directories are created. To change part of an existing file, use edit_file instead."
+)
+PATH_REQUIRED = "write_file: path is required — the path of the file to write, relative to the working directory"
+CONTENT_REQUIRED = '{path}: content is required — the whole text of the file ("" for an empty file); nothing was written'
+IS_DIR = "{path} is a directory — give the path of a file; nothing was written"
+CANNOT_WRITE = "{path}: cannot write the file — {error}; nothing was written"
+PARENT_IS_FILE = "{path}: cannot create it — {parent} is a file, not a directory; nothing was written"
+UNCHANGED = "{path}: unchanged — the file already has exactly this content; nothing was written"
+CREATED = "{path}: created · {lines} line{s}"
+REPLACED = "{path}: replaced · +{added} -{deleted} lines · first change at line {line}"
+REPLACED_NOT_TEXT = "{path}: replaced · {lines} line{s} (the previous content was not UTF-8 text: no diff)"
+
+
+def content_text(value: Any) -> str | None:
+    """Return the text to write for `content`: a string as is; an object or array as JSON
+    text (indent 2) ending with a newline (tool-args case args-06); a number or boolean as its
+    JSON text, as mm.tools.coerce renders it; None for a missing content."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(value)
+
+
+def keep_conventions(content: str, previous: str | None, had_bom: bool) -> str:
+    """Give `content` (str) the line endings and BOM of the file it replaces: LF text written
+    over a pure-CRLF file becomes CRLF; a BOM is kept. `previous` is the old text (no BOM)."""
+    if previous is not None and line_endings(previous) == "\r\n" and "\r" not in content:
+        content = content.replace("\n", "\r\n")
+    if had_bom and not content.startswith(BOM):
+        content = BOM + content
+    return content
+
+
+def _plural(n: int) -> str:
+    return "" if n == 1 else "s"
+
+
+def _file_in_the_way(where: Path) -> Path | None:
+    """Return the nearest existing ancestor of `where` when it is not a directory, else None."""
+    for parent in where.parents:
+        if parent.exists():
+            return None if parent.is_dir() else parent
+    return None
+
+
+def _shown(where: Path, cwd: Path) -> str:
+    """`where` relative to `cwd` when inside it, else absolute."""
+    try:
+        return str(where.relative_to(cwd))
+    except ValueError:
+        return str(where)
+
+
+def write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+    """Write `args["content"]` to `args["path"]`; return the headline and, for a replaced
+    file, the numbered diff against the previous content (mm-tools.md §write_file)."""
+    path = args.get("path")
+    if not isinstance(path, str) or not path.strip():
+        return ToolResult(PATH_REQUIRED, failed=True)
+    content = content_text(args.get("content"))
+    if content is None:
+        return ToolResult(CONTENT_REQUIRED.format(path=path), failed=True)
+    where = Path(os.path.abspath(ctx.resolve(path)))
+    if where.is_dir():
+        return ToolResult(IS_DIR.format(path=path), failed=True, locations=[where])
+    blocker = _file_in_the_way(where)
+    if blocker is not None:
+        return ToolResult(PARENT_IS_FILE.format(path=path, parent=_shown(blocker, ctx.cwd)), failed=True)
+    previous: str | None = None
+    before: str | None = None
+    readable = True
+    if where.exists():
+        try:
+            file = read_text(where, path)
+            previous, before = file.text, (BOM if file.bom else "") + file.text
+            content = keep_conventions(content, previous, file.bom)
+        except (TextFileError, OSError):
+            readable = False
+            before = where.read_bytes().decode("utf-8", errors="replace") if os.access(where, os.R_OK) else ""
+    if before is not None and readable and content == before:
+        return ToolResult(UNCHANGED.format(path=path), locations=[where])
+    try:
+        write_text_atomic(where, content)
+    except OSError as err:
+        return ToolResult(CANNOT_WRITE.format(path=path, error=err.strerror or err), failed=True, locations=[where])
+    change = FileChange(where, before, content)
+    count = len(split_lines(content))
+    if before is None:
+        return ToolResult(CREATED.format(path=path, lines=count, s=_plural(count)), change=change, locations=[where])
+    if not readable:
+        text = REPLACED_NOT_TEXT.format(path=path, lines=count, s=_plural(count))
+        return ToolResult(text, change=change, locations=[where])
+    if line_endings(before) == line_endings(content) == "\r\n":
+        before, content = before.replace("\r\n", "\n"), content.replace("\r\n", "\n")
+    diff = diff_texts(before, content)
+    head = REPLACED.format(path=path, added=diff.added, deleted=diff.deleted, line=diff.first_line or 1)
+    return ToolResult(fit(head, diff.rows, ctx.settings.max_output), change=change, locations=[where])
+
+
+class WriteFile:
+    """The write_file tool (mm-tools.md §write_file)."""
+
+    name = "write_file"
+    kind = "edit"
+    description = DESCRIPTION
+    needs_permission = True
+    json_text_params = ("content",)  # mm.tools.coerce: an object or array becomes JSON text
+    params = [
+        Param("path", "string", "File path, relative to the working directory; parent directories are created."),
+        Param("content", "string", "The whole content of the file."),
+    ]
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Write the file in a worker thread; see `write`."""
+        return await asyncio.to_thread(write, args, ctx)

@@ -1,0 +1,14 @@
+"""Shared fixtures: the scripted model server (tests/scripted_server.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from scripted_server import ScriptedServer
+
+
+@pytest.fixture
+def scripted_server():
+    """A started ScriptedServer on 127.0.0.1, stopped after the test."""
+    with ScriptedServer() as srv:
+        yield srv

@@ -1,0 +1,60 @@
+"""Helpers for engine tests: a recording front end and a conversation wired to a scripted server."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from mm.config.schema import AgentConfig
+from mm.engine.events import ToolCallDone, TurnDone
+
+SHARED = Path(os.environ.get("MM_SHARED") or Path(__file__).resolve().parents[2] / "shared")
+
+
+def load_cases(area: str) -> list[dict]:
+    """Every case of `shared/cases/<area>/`, sorted by file name."""
+    return [json.loads(p.read_text()) for p in sorted((SHARED / "cases" / area).glob("*.json"))]
+
+
+class RecordingUI:
+    """A front end that keeps every event and answers permission requests from a list."""
+
+    def __init__(self, answers: list[str] | None = None):
+        self.events: list[Any] = []
+        self.answers = list(answers or [])
+        self.asked: list[tuple[str, dict]] = []
+
+    def emit(self, event: Any) -> None:
+        self.events.append(event)
+
+    async def request_permission(self, name: str, arguments: dict, preview: str) -> str:
+        self.asked.append((name, arguments))
+        return self.answers.pop(0) if self.answers else "reject_once"
+
+    def done_calls(self) -> list[ToolCallDone]:
+        return [e for e in self.events if isinstance(e, ToolCallDone)]
+
+    def turn_done(self) -> TurnDone:
+        return [e for e in self.events if isinstance(e, TurnDone)][-1]
+
+    def text(self) -> str:
+        from mm.engine.events import TextChunk
+
+        return "".join(e.text for e in self.events if isinstance(e, TextChunk))
+
+
+def make_conversation(base_url: str, cwd: Path, config: dict | None = None):
+    """A real Conversation for the agent-file settings `config`, talking to `base_url`."""
+    from mm.run import build_conversation, make_client
+
+    cfg = AgentConfig.model_validate(config or {})
+    return build_conversation(cfg, make_client(cfg, base_url, "m", "openai"), cwd)
+
+
+def write_files(cwd: Path, files: dict[str, str]) -> None:
+    for rel, content in files.items():
+        path = cwd / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(content.encode())

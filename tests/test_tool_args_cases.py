@@ -1,0 +1,143 @@
+"""Every case of shared/cases/tool-args/ through the real coercer and tools
+(cases/README.md §tool-args/, mm-tools.md §Declared tools)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from mm.tools.base import Param, ToolContext
+from mm.tools.bash import Bash
+from mm.tools.coerce import coerce_arguments, coerce_tool_args
+from mm.tools.declared import DeclaredTool, declared_tool_from_entry
+from mm.tools.read_file import ReadFile
+
+
+def shared_dir() -> Path:
+    """The read-only shared folder: beside the repository, else $MM_SHARED."""
+    here = Path(__file__).resolve().parents[2] / "shared"
+    return here if here.is_dir() else Path(os.environ["MM_SHARED"])
+
+
+CASES = sorted((shared_dir() / "cases" / "tool-args").glob("*.json"))
+BUILT_IN = {"bash": Bash, "read_file": ReadFile}
+# write_file belongs to another module; its two fields as mm-tools.md §write_file declares them.
+WRITE_FILE_PARAMS = [
+    Param("path", "string", "File path, relative to the working directory; parent directories are created."),
+    Param("content", "string", "The whole content of the file."),
+]
+
+
+def check_output(out: str, expect: dict) -> None:
+    for s in expect.get("output_contains", []):
+        assert s in out, f"{s!r} not in {out!r}"
+    for s in expect.get("output_not_contains", []):
+        assert s not in out, f"{s!r} in {out!r}"
+    for pattern in expect.get("output_regex", []):
+        assert re.search(pattern, out), f"{pattern!r} does not match {out!r}"
+
+
+@pytest.mark.parametrize("case_file", CASES, ids=lambda p: p.stem)
+async def test_tool_args_case(case_file: Path, tmp_path: Path) -> None:
+    case = json.loads(case_file.read_text())
+    expect = case["expect"]
+    if "arguments_raw" in case:
+        pytest.skip("covered by the engine tests")
+    for name, content in case.get("files", {}).items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(content)
+
+    if case["tool"] == "write_file":  # args-06: the coercion; the engine test writes the file
+        args, message = coerce_arguments("write_file", WRITE_FILE_PARAMS, case["arguments"], json_text={"content"})
+        assert message is None and expect["runs"]
+        assert json.loads(args["content"]) == expect["file_json_equals"]
+        assert args["content"].endswith("\n") == expect["file_ends_with_newline"]
+        return
+
+    if "declared_tool" in case:
+        tool = declared_tool_from_entry(case["declared_tool"])
+    else:
+        tool = BUILT_IN[case["tool"]]()
+    args, message = coerce_tool_args(tool, case["arguments"])
+
+    if not expect["runs"]:
+        assert args is None and message is not None
+        check_output(message, expect)
+        for name in expect.get("files_absent", []):
+            assert not (tmp_path / name).exists()
+        return
+
+    assert message is None, message
+    if "argv" in expect:
+        assert isinstance(tool, DeclaredTool)
+        assert tool.argv_for(args) == expect["argv"]
+    result = await tool.run(args, ToolContext(cwd=tmp_path))
+    assert not result.failed, result.text
+    check_output(result.text, expect)
+
+
+# The coercer's rules beyond the cases (docs/tools-bash.md).
+
+NUMBERS = [Param("i", "integer", "I.", required=False), Param("n", "number", "N.", required=False)]
+
+
+@pytest.mark.parametrize("sent, coerced", [
+    ({"i": "3"}, {"i": 3}),
+    ({"i": " -3 "}, {"i": -3}),
+    ({"i": "3.0"}, {"i": 3}),
+    ({"i": 4.0}, {"i": 4}),
+    ({"n": "2.5"}, {"n": 2.5}),
+    ({"n": "2"}, {"n": 2}),
+    ({"n": 7}, {"n": 7}),
+    ({"i": None}, {}),
+])
+def test_numbers(sent: dict, coerced: dict) -> None:
+    assert coerce_arguments("t", NUMBERS, sent) == (coerced, None)
+
+
+@pytest.mark.parametrize("sent, fault", [
+    ({"i": "3.5"}, 'i: "3.5" is not an integer'),
+    ({"i": 3.5}, "i: 3.5 is not an integer"),
+    ({"i": True}, "i: true is not an integer"),
+    ({"n": "nan"}, 'n: "nan" is not a number'),
+    ({"n": ""}, 'n: "" is not a number'),
+    ({"n": [1]}, "n: [1] is not a number"),
+])
+def test_number_faults(sent: dict, fault: str) -> None:
+    args, message = coerce_arguments("t", NUMBERS, sent)
+    assert args is None and f"— {fault}. You sent: " in message
+
+
+def test_arrays_and_objects_sent_as_json_text() -> None:
+    params = [Param("a", "array", "A."), Param("o", "object", "O.")]
+    assert coerce_arguments("t", params, {"a": '[{"old": "x"}]', "o": '{"k": 1}'}) == (
+        {"a": [{"old": "x"}], "o": {"k": 1}}, None)
+    _, message = coerce_arguments("t", params, {"a": "x", "o": "[]"})
+    assert 'a: "x" is not an array; o: "[]" is not an object' in message
+
+
+def test_json_text_for_a_string_only_when_asked() -> None:
+    params = [Param("content", "string", "C.")]
+    args, _ = coerce_arguments("w", params, {"content": {"a": [1]}}, json_text={"content"})
+    assert args == {"content": '{\n  "a": [\n    1\n  ]\n}\n'}
+    _, message = coerce_arguments("w", params, {"content": {"a": [1]}})
+    assert 'content: {"a": [1]} is not a string' in message
+
+
+def test_arguments_that_are_not_an_object() -> None:
+    args, message = coerce_arguments("t", NUMBERS, ["x"])  # type: ignore[arg-type]
+    assert args is None
+    assert message.startswith('[t: invalid call, nothing was run — the arguments are not an object. You sent: ["x"].')
+
+
+def test_bash_empty_call() -> None:
+    _, message = coerce_tool_args(Bash(), {})
+    assert message == (
+        "[bash: invalid call, nothing was run — command is missing. You sent: {}. "
+        "Expected: command (string): The shell command to run. "
+        "Call bash again with each parameter as its own field.]"
+    )
