@@ -49,7 +49,9 @@ def make_conversation(base_url: str, cwd: Path, config: dict | None = None):
     """A real Conversation for the agent-file settings `config`, talking to `base_url`."""
     from mm.run import build_conversation, make_client
 
-    cfg = AgentConfig.model_validate(config or {})
+    from pydantic import TypeAdapter
+
+    cfg = TypeAdapter(AgentConfig).validate_python(config or {})
     return build_conversation(cfg, make_client(cfg, base_url, "m", "openai"), cwd)
 
 

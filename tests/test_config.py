@@ -91,3 +91,16 @@ def test_empty_file_is_defaults(tmp_path):
 def test_missing_explicit_file(tmp_path):
     with pytest.raises(ConfigError, match="no such agent file"):
         load_config(str(tmp_path / "nope.yaml"), cwd=tmp_path, env={})
+
+
+def test_declared_tool_that_cannot_work(tmp_path):
+    msg = error_of(tmp_path, "tools:\n  - name: greet\n    command: [echo, '{{who}}']\n")
+    assert msg.endswith(".mm/agent.yaml:2: tools[0]: tool greet: {{who}} in command is not a parameter")
+
+
+def test_no_file_and_flags_only_skips_validation_but_checks_provider(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    cfg = load_config(cwd=tmp_path, env={}, overrides={"model": "m", "provider": "ollama"}).config
+    assert (cfg.model, cfg.provider) == ("m", "ollama")
+    with pytest.raises(ConfigError, match="provider"):
+        load_config(cwd=tmp_path, env={}, overrides={"provider": "olama"})

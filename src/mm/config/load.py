@@ -62,7 +62,26 @@ def load_config(explicit: str | None = None, cwd: Path | None = None,
     for key, value in (overrides or {}).items():
         if value is not None:
             data[key] = value
-    return LoadedConfig(_validate(data, lines, path), path)
+    config = _validate(data, lines, path)
+    _check_tools(config, lines, path)
+    return LoadedConfig(config, path)
+
+
+def _check_tools(config: AgentConfig, lines: dict[tuple, int], path: Path | None) -> None:
+    """Build each declared tool once, so an entry that cannot work fails here, with its line."""
+    if not config.tools:
+        return
+    from dataclasses import asdict
+
+    from mm.tools.declared import declared_tool_from_entry
+
+    for i, entry in enumerate(config.tools):
+        try:
+            declared_tool_from_entry(asdict(entry))
+        except ValueError as err:
+            line = lines.get(("tools", i))
+            where = f"{path}:{line}" if path is not None and line else str(path or "configuration")
+            raise ConfigError(f"{where}: tools[{i}]: {err}") from None
 
 
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, int]]:
@@ -106,13 +125,25 @@ def _index_lines(node: Any, prefix: tuple, out: dict[tuple, int]) -> None:
 
 
 def _validate(data: dict[str, Any], lines: dict[tuple, int], path: Path | None) -> AgentConfig:
-    from pydantic import ValidationError
+    if path is None and _only_names(data):
+        return AgentConfig(**data)  # the common case: no file, nothing to check (no pydantic import)
+    from pydantic import TypeAdapter, ValidationError
 
     try:
-        return AgentConfig.model_validate(data)
+        return TypeAdapter(AgentConfig).validate_python(data)
     except ValidationError as err:
         first = err.errors()[0]
         raise ConfigError(_describe(first, lines, path)) from None
+
+
+def _only_names(data: dict[str, Any]) -> bool:
+    """True when `data` holds only string model/baseUrl and a known provider (flags, environment)."""
+    from typing import get_args
+
+    from mm.config.schema import Provider
+
+    return (all(k in ("model", "baseUrl", "provider") and isinstance(v, str) for k, v in data.items())
+            and data.get("provider", "openai") in get_args(Provider))
 
 
 def _describe(error: dict, lines: dict[tuple, int], path: Path | None) -> str:
@@ -124,7 +155,7 @@ def _describe(error: dict, lines: dict[tuple, int], path: Path | None) -> str:
             line = lines[loc[:n]]
             break
     where = f"{path}:{line}" if path is not None and line else (str(path) if path else "configuration")
-    if error["type"] == "extra_forbidden":
+    if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
         problem = "unknown key" + _suggestion(loc)
     else:
         value = error.get("input")
@@ -133,15 +164,32 @@ def _describe(error: dict, lines: dict[tuple, int], path: Path | None) -> str:
 
 
 def _suggestion(loc: tuple) -> str:
-    from pydantic import BaseModel
+    """` (did you mean X?)` for a misspelt key, from the fields of the dataclass that holds it."""
+    import dataclasses
+    import typing
 
-    model: Any = AgentConfig
+    cls: Any = AgentConfig
     for part in loc[:-1]:
-        field = model.model_fields.get(part) if isinstance(model, type) and issubclass(model, BaseModel) else None
-        if field is None:
-            return ""
-        model = field.annotation
-    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        if isinstance(part, int) or not dataclasses.is_dataclass(cls):
+            continue
+        hints = typing.get_type_hints(cls)
+        cls = _dataclass_in(hints.get(part))
+    if cls is None or not dataclasses.is_dataclass(cls):
         return ""
-    close = difflib.get_close_matches(str(loc[-1]), list(model.model_fields), n=1, cutoff=0.6)
+    names = [f.name for f in dataclasses.fields(cls)]
+    close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""
+
+
+def _dataclass_in(annotation: Any) -> Any:
+    """The dataclass inside `annotation` (itself, or the item of a list or dict of it), or None."""
+    import dataclasses
+    import typing
+
+    if dataclasses.is_dataclass(annotation):
+        return annotation
+    for arg in typing.get_args(annotation):
+        found = _dataclass_in(arg)
+        if found is not None:
+            return found
+    return None

@@ -1,12 +1,18 @@
-"""The agent file's schema: every key, its type, its default (docs/configuration.md)."""
+"""The agent file's schema: every key, its type, its default (docs/configuration.md).
+
+Plain dataclasses, so that building the defaults costs nothing at start-up; `mm.config.load`
+validates a file against them with pydantic (constraints as `annotated_types` markers).
+"""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from annotated_types import Ge, Gt, Le, MinLen
 
 Provider = Literal["llamacpp", "ollama", "dmr", "lmstudio", "openai", "embedded"]
+FORBID = {"extra": "forbid"}  # pydantic config: an unknown key is an error
 
 DEFAULT_SYSTEM_PROMPT = """You are mm, a careful coding assistant working in the user's project directory.
 Use the tools to read, search, edit and run code; do not guess what a file contains, read it.
@@ -14,12 +20,11 @@ Make small, verifiable changes: edit_file with an exact `old` text copied from t
 When the task is done, answer briefly: what you changed and how you checked it."""
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=False)
-
-
-class DeclaredParameter(_Strict):
+@dataclass
+class DeclaredParameter:
     """One parameter of a declared tool (mm-tools.md §Declared tools)."""
+
+    __pydantic_config__ = FORBID
 
     type: Literal["string", "integer", "number", "boolean"] = "string"
     description: str = ""
@@ -28,26 +33,32 @@ class DeclaredParameter(_Strict):
     enum: list[Any] | None = None
 
 
-class DeclaredToolEntry(_Strict):
+@dataclass
+class DeclaredToolEntry:
     """One entry of the `tools:` block: a command run without a shell."""
 
-    name: str = Field(pattern=r"^[A-Za-z_][A-Za-z0-9_-]{0,63}$")
+    __pydantic_config__ = FORBID
+    name: Annotated[str, MinLen(1)]
+    command: Annotated[list[str], MinLen(1)]
     description: str = ""
-    command: list[str] = Field(min_length=1)
-    parameters: dict[str, DeclaredParameter] = Field(default_factory=dict)
-    timeout: float | None = Field(default=None, gt=0)
+    parameters: dict[str, DeclaredParameter] = field(default_factory=dict)
+    timeout: Annotated[float, Gt(0)] | None = None
 
 
-class SessionsConfig(_Strict):
+@dataclass
+class SessionsConfig:
     """Where conversations are kept (`sessions:`)."""
 
+    __pydantic_config__ = FORBID
     enabled: bool = False
     dir: str = ".mm/sessions"
 
 
-class AgentConfig(_Strict):
+@dataclass
+class AgentConfig:
     """The whole agent file. Keys are camelCase, as in the references."""
 
+    __pydantic_config__ = FORBID
     model: str | None = None
     provider: Provider | None = None
     baseUrl: str | None = None
@@ -55,14 +66,14 @@ class AgentConfig(_Strict):
     yolo: bool = True
     bashTool: bool = True
     editTools: bool = True
-    bashTimeout: float = Field(default=30.0, gt=0)
-    maxOutput: int = Field(default=12000, ge=200)
-    previewLines: int = Field(default=5, ge=0)
-    maxTurns: int = Field(default=40, ge=1)
-    watchdogTimeout: float = Field(default=120.0, gt=0)
-    contextWindow: int | None = Field(default=None, ge=256)
+    bashTimeout: Annotated[float, Gt(0)] = 30.0
+    maxOutput: Annotated[int, Ge(200)] = 12000
+    previewLines: Annotated[int, Ge(0)] = 5
+    maxTurns: Annotated[int, Ge(1)] = 40
+    watchdogTimeout: Annotated[float, Gt(0)] = 120.0
+    contextWindow: Annotated[int, Ge(256)] | None = None
     systemPrompt: str = DEFAULT_SYSTEM_PROMPT
-    temperature: float | None = Field(default=None, ge=0, le=2)
-    maxTokens: int | None = Field(default=None, ge=1)
-    tools: list[DeclaredToolEntry] = Field(default_factory=list)
-    sessions: SessionsConfig = Field(default_factory=SessionsConfig)
+    temperature: Annotated[float, Ge(0), Le(2)] | None = None
+    maxTokens: Annotated[int, Ge(1)] | None = None
+    tools: list[DeclaredToolEntry] = field(default_factory=list)
+    sessions: SessionsConfig = field(default_factory=SessionsConfig)

@@ -15,7 +15,6 @@ import socket
 import subprocess
 import sys
 import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -118,6 +117,8 @@ def _drain(proc: subprocess.Popen) -> None:
 
 
 def _wait_ready(origin: str, timeout: float, server: EmbeddedServer) -> None:
+    import urllib.request
+
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
@@ -134,6 +135,8 @@ def _wait_ready(origin: str, timeout: float, server: EmbeddedServer) -> None:
 
 
 def _supports_tools(base_url: str) -> bool:
+    import urllib.request
+
     origin = base_url.rsplit("/v1", 1)[0]
     try:
         with urllib.request.urlopen(origin + "/props", timeout=5) as resp:

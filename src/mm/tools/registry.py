@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
+
 from mm.config.schema import AgentConfig
 from mm.tools.base import Tool, schema_of
 
@@ -49,6 +51,6 @@ def build_registry(config: AgentConfig) -> Registry:
         taken = {t.name for t in tools}
         for entry in config.tools:
             if entry.name not in taken:
-                tools.append(declared_tool_from_entry(entry.model_dump()))
+                tools.append(declared_tool_from_entry(asdict(entry)))
                 taken.add(entry.name)
     return Registry(tools)
