@@ -303,6 +303,12 @@ async def test_indent_pass_dedent_below_base(tmp_path):
     assert after == b"def f():\n\tif x:\n\t\treturn 2\n\treturn 3\n"
 
 
+async def test_file_without_indent_keeps_the_models_unit(tmp_path):
+    result, after = await edit(tmp_path, "x\nfoo\ny\n", one("\n\nfoo", "\n\nbar:\n  baz"))
+    assert after == b"x\nbar:\n  baz\ny\n"
+    assert result.text.split("\n")[0].endswith(" · 1 matched ignoring whitespace")
+
+
 def test_detect_unit():
     assert detect_unit(["a", "\tb", "\t\tc"]) == "\t"
     assert detect_unit(["a:", "  b:", "    c: 1", "  d: 2"]) == "  "

@@ -11,7 +11,7 @@ from mm.engine import recap as recaps
 from mm.engine.events import (Composing, Interaction, Recap, TextChunk, ThoughtChunk, TurnDone,
                               UsageReport)
 from mm.engine.loops import LoopDetector, RunawayError, check_runaway
-from mm.engine.toolrun import UNKNOWN_TOOL, Permissions, run_call
+from mm.engine.toolrun import Permissions, run_call
 from mm.llm.types import AssistantMessage, LLMError, StreamDelta, Usage
 from mm.tools.base import Settings, ToolContext
 from mm.tools.registry import Registry
@@ -20,7 +20,10 @@ MAX_TURNS_REACHED = (
     "[error: the turn reached maxTurns ({n} model requests) without a final answer — "
     "turn stopped; ask again, or raise maxTurns]"
 )
-CANCELLED = "cancelled"
+UNKNOWN_TOOL_NOTE = (
+    '[mm: your answer holds a call of "{name}", but there is no tool of that name — the tools are: {names}. '
+    "Call one of them, with its arguments as a JSON object]"
+)
 
 
 class ModelClient(Protocol):
@@ -113,8 +116,8 @@ class Conversation:
                 self.totals.add(message.usage)
                 ui.emit(UsageReport(message.usage))
             for name, _raw in message.unknown_calls:
-                self.history.append({"role": "user", "content": "[mm: " + UNKNOWN_TOOL.format(
-                    name=name, names=", ".join(self.registry.names))[1:]})
+                note = UNKNOWN_TOOL_NOTE.format(name=name, names=", ".join(self.registry.names))
+                self.history.append({"role": "user", "content": note})
             if not message.tool_calls and not message.unknown_calls:
                 return TurnDone("end_turn", recap)
             for call in message.tool_calls:

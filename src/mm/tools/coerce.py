@@ -228,8 +228,12 @@ def coerce_arguments(
 def coerce_tool_args(tool: Any, args: dict) -> tuple[dict | None, str | None]:
     """Coerce `args` for `tool`, reading its optional `enums` and `json_text_params` attributes.
 
-    This is what the engine calls before `tool.run` (see coerce_arguments).
+    This is what the engine calls before `tool.run` (see coerce_arguments). A tool with a
+    `normalize_arguments(args)` method first puts other shapes of its arguments into the declared one.
     """
+    normalize = getattr(tool, "normalize_arguments", None)
+    if callable(normalize):
+        args = normalize(args)
     return coerce_arguments(
         tool.name,
         tool.params,

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import accumulate
 
 from mm.tools.edit.reindent import detect_unit, file_unit, leading_ws, model_unit, reindent
 
@@ -32,6 +33,7 @@ EXCERPT = "  │ {num:>{width}} │ {line}"
 NO_CLOSE = "no part of the file comes close — read the file again (read_file) and copy old from it."
 MAX_QUOTED = 30
 MAX_LINES_LISTED = 10
+UNIT_WINDOW = 1000
 
 
 @dataclass(frozen=True)
@@ -61,11 +63,7 @@ class FileIndex:
     @cached_property
     def starts(self) -> list[int]:
         """Offset in the text where each line starts."""
-        out, pos = [], 0
-        for line in self.lines:
-            out.append(pos)
-            pos += len(line) + 1
-        return out
+        return [0, *accumulate(len(line) + 1 for line in self.lines)][: len(self.lines)]
 
     @cached_property
     def stripped(self) -> list[str]:
@@ -80,10 +78,10 @@ class FileIndex:
             index.setdefault(s, []).append(i)
         return index
 
-    @cached_property
-    def unit(self) -> str | None:
-        """The file's indent unit ("\\t", "  ", "    "…) or None."""
-        return detect_unit(self.lines)
+    def unit_near(self, line: int) -> str | None:
+        """The file's indent unit ("\\t", "  ", "    "…) around 0-based `line` (int), read from
+        up to UNIT_WINDOW lines on each side; None when nothing there is indented."""
+        return detect_unit(self.lines[max(0, line - UNIT_WINDOW): line + UNIT_WINDOW])
 
     def line_no(self, pos: int) -> int:
         """1-based line number of offset `pos` (int)."""
@@ -155,7 +153,7 @@ def _edges_new(index: FileIndex, old: str, new: str, start: int, end: int) -> Ma
     if not leading_ws(lines[0]):
         lines[0] = pad_ind + lines[0]
     src = model_unit(detect_unit([*(pad_ind + old.strip()).split("\n"), *lines]), pad_ind)
-    dst = file_unit(index.unit, file_ind)
+    dst = file_unit(index.unit_near(index.line_no(start) - 1), file_ind, src)
     return Match(line_start, end, "\n".join(reindent(lines, pad_ind, src, file_ind, dst)), True)
 
 
@@ -179,7 +177,7 @@ def _indent_new(index: FileIndex, old_body: list[str], first: int, new: str, lea
         return "\n".join(lines)
     src_base, dst_base = leading_ws(old_body[0]), leading_ws(file_lines[0])
     src = model_unit(detect_unit([*old_body, *lines]), src_base)
-    dst = file_unit(index.unit, dst_base)
+    dst = file_unit(index.unit_near(first), dst_base, src)
     return "\n".join(reindent(lines, src_base, src, dst_base, dst))
 
 
@@ -258,9 +256,10 @@ def locate(index: FileIndex, path: str, n: int, old: str, new: str) -> Match | s
     if len(body) >= 2:
         wanted = [line.strip() for line in body]
         stripped, k = index.stripped, len(body)
+        head = wanted[0]
         found = [
-            i for i in index.by_stripped.get(wanted[0], ())
-            if i + k <= len(stripped) and stripped[i:i + k] == wanted
+            i for i, s in enumerate(stripped)
+            if s == head and i + k <= len(stripped) and stripped[i:i + k] == wanted
         ]
         if len(found) > 1:
             return _ambiguous(path, n, [i + 1 for i in found])

@@ -23,29 +23,17 @@ def leading_ws(line: str) -> str:
 
 
 def detect_unit(lines: Iterable[str]) -> str | None:
-    """Return the indent unit of `lines` (iterable of str without newlines): "\\t" when tabs
+    """Return the indent unit of `lines` (iterable of str without newlines): "\t" when tabs
     lead at least as many lines as spaces, else the most common step in columns between
     consecutive space-indented lines (ties: the smaller; steps of 1 ignored as alignment).
     None when nothing is indented."""
-    tabs = spaces = 0
-    steps: Counter[int] = Counter()
-    previous = None
-    for line in lines:
-        if not line.strip():
-            continue
-        first = line[0]
-        if first == TAB:
-            tabs += 1
-            previous = None
-            continue
-        width = len(line) - len(line.lstrip(" "))
-        if width:
-            spaces += 1
-        if previous is not None and 1 < abs(width - previous) <= MAX_STEP:
-            steps[abs(width - previous)] += 1
-        previous = width if line[width:width + 1] != TAB else None
+    text = [line for line in lines if line.strip()]
+    tabs = sum(1 for line in text if line[0] == TAB)
+    widths = [len(line) - len(line.lstrip(" ")) for line in text if line[0] != TAB]
+    spaces = len(widths) - widths.count(0)
     if tabs and tabs >= spaces:
         return TAB
+    steps = Counter(abs(a - b) for a, b in zip(widths, widths[1:]) if 1 < abs(a - b) <= MAX_STEP)
     if steps:
         best = max(steps.values())
         return " " * min(s for s, c in steps.items() if c == best)
@@ -63,14 +51,15 @@ def columns(ws: str, unit: str) -> int:
     return sum(tab if c == TAB else 1 for c in ws)
 
 
-def file_unit(unit: str | None, base: str) -> str:
+def file_unit(unit: str | None, base: str, model: str) -> str:
     """Return the unit to write with: the file's detected `unit` (str or None), unless the
-    base indent `base` (str) of the matched lines says otherwise (tabs vs spaces)."""
+    base indent `base` (str) of the matched lines says otherwise (tabs vs spaces); the model's
+    unit `model` (str) when the file shows none."""
     if TAB in base:
         return TAB
     if base and unit == TAB:
-        return DEFAULT_SPACES
-    return unit or (TAB if TAB in base else DEFAULT_SPACES)
+        return model if model != TAB else DEFAULT_SPACES
+    return unit or model
 
 
 def model_unit(unit: str | None, base: str) -> str:

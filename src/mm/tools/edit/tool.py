@@ -168,11 +168,11 @@ def apply(text: str, matches: list[Match]) -> tuple[str, list[Block]]:
     ms = sorted(matches, key=lambda m: m.start)
     out, blocks, pos, delta, k = [], [], 0, 0, 0
     while k < len(ms):
-        cs = text.rfind("\n", 0, ms[k].start) + 1  # the block: whole lines [cs, ce)
-        ce, members = cs, []
+        head = ms[k]  # the block: the whole lines [cs, ce) that head and its neighbours touch
+        cs, ce, members = text.rfind("\n", 0, head.start) + 1, _line_end(text, head.end - 1), []
         while True:
             while k < len(ms) and ms[k].start < ce:
-                ce = max(ce, _line_end(text, max(ms[k].end - 1, ms[k].start)))
+                ce = max(ce, _line_end(text, ms[k].end - 1))
                 members.append(ms[k])
                 k += 1
             parts, p = [], cs
@@ -207,6 +207,24 @@ class EditFile:
               '[{"old": exact text present once, "new": its replacement}].', items=EDIT_ITEM),
         Param("dry_run", "boolean", "Report what would change, write nothing.", required=False, default=False),
     ]
+
+    @staticmethod
+    def normalize_arguments(args: dict[str, Any]) -> dict[str, Any]:
+        """Put the shapes small models send into the declared one before coercion.
+
+        old/new (or old_string/new_string, old_str/new_str) at the top level become one edit, and
+        one {old, new} object given as `edits` becomes a list of it; anything else is left as sent.
+        """
+        if not isinstance(args, dict):
+            return args
+        aliases = set(OLD_ALIASES) | set(NEW_ALIASES)
+        if "edits" not in args and any(k in args for k in OLD_ALIASES):
+            edit = {k: v for k, v in args.items() if k in aliases}
+            return {**{k: v for k, v in args.items() if k not in aliases}, "edits": [edit]}
+        edits = args.get("edits")
+        if isinstance(edits, dict) and any(k in edits for k in OLD_ALIASES):
+            return {**args, "edits": [edits]}
+        return args
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run the edits in a worker thread; see `edit`."""
