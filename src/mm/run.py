@@ -35,9 +35,7 @@ def build_conversation(config: AgentConfig, client, cwd: Path) -> Conversation:
         session = SessionFile(cwd / config.sessions.dir, meta={"cwd": str(cwd)})
 
         def save(c: Conversation) -> None:
-            totals = asdict(c.totals)
-            totals.pop("reported")
-            session.save(c.history, c.errors, totals)
+            session.save(c.history, c.errors, asdict(c.totals))
 
         conv.on_turn_end = save
     return conv

@@ -33,25 +33,6 @@ class ModelClient(Protocol):
 
 
 @dataclass
-class Totals:
-    """Token totals of the session, as the server reported them."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    thought_tokens: int = 0
-    cached_tokens: int = 0
-    reported: bool = False
-
-    def add(self, usage: Usage) -> None:
-        """Add one request's usage."""
-        self.input_tokens += usage.input_tokens
-        self.output_tokens += usage.output_tokens
-        self.thought_tokens += usage.thought_tokens
-        self.cached_tokens += usage.cached_tokens
-        self.reported = True
-
-
-@dataclass
 class Conversation:
     """The history (system prompt first) and everything a turn needs.
 
@@ -68,7 +49,7 @@ class Conversation:
     max_turns: int = 40
     history: list[dict] = field(default_factory=list)
     errors: list[dict] = field(default_factory=list)
-    totals: Totals = field(default_factory=Totals)
+    totals: Usage = field(default_factory=Usage)  # the session's token totals
     permissions: Permissions = field(default_factory=Permissions)
     loops: LoopDetector = field(default_factory=LoopDetector)
     on_turn_end: Any = None  # callable(conversation) run after each turn (session save)

@@ -16,6 +16,13 @@ class Usage:
     thought_tokens: int = 0
     cached_tokens: int = 0
 
+    def add(self, other: Usage) -> None:
+        """Add `other`'s counts to these (session totals)."""
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.thought_tokens += other.thought_tokens
+        self.cached_tokens += other.cached_tokens
+
 
 @dataclass
 class ToolCall:

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import secrets
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from mm.tools.fs import write_text_atomic
 
 FORMAT_VERSION = 1
 
@@ -21,31 +21,8 @@ def new_session_id(now: float | None = None) -> str:
 
 
 def write_json_atomic(path: Path, data: Any) -> None:
-    """Write `data` as JSON to `path` so that a crash leaves the old file or the new one, never a mix.
-
-    Temporary file in the same directory, fsync, rename, then fsync of the directory.
-    Raises OSError when the directory cannot be written.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, ensure_ascii=False, indent=1)
-            f.write("\n")
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    """Write `data` as JSON to `path` atomically (mm.tools.fs.write_text_atomic); raises OSError."""
+    write_text_atomic(path, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
 
 
 @dataclass
