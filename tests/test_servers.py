@@ -96,3 +96,13 @@ async def test_discover_finds_nothing():
 ])
 def test_server_origin(base, origin):
     assert server_origin(base) == origin
+
+
+async def test_context_window_from_config_embedded_or_probe(scripted_server):
+    from mm.config.schema import AgentConfig
+    from mm.llm.resolve import Endpoint, context_window
+
+    scripted_server.props = {"default_generation_settings": {"n_ctx": 4096}}
+    endpoint = Endpoint(scripted_server.base_url, "m", "llamacpp")
+    assert await context_window(AgentConfig(), endpoint) == 4096
+    assert await context_window(AgentConfig(contextWindow=2048), endpoint) == 2048

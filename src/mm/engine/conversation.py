@@ -53,6 +53,7 @@ class Conversation:
     permissions: Permissions = field(default_factory=Permissions)
     loops: LoopDetector = field(default_factory=LoopDetector)
     on_turn_end: Any = None  # callable(conversation) run after each turn (session save)
+    context_window: int | None = None  # tokens, when known (contextWindow or the server's probe)
 
     def __post_init__(self) -> None:
         if not self.history:

@@ -84,3 +84,17 @@ def _embedded(config: AgentConfig) -> Endpoint:
 
     server = start_embedded(config.model, config.contextWindow)
     return Endpoint(server.base_url, server.model, "embedded", server)
+
+
+async def context_window(config: AgentConfig, endpoint: Endpoint) -> int | None:
+    """The context window in tokens: `contextWindow` when set, the embedded engine's size, else the
+    server's answer (llama.cpp `/props`, ollama `/api/show`, …), or None when it does not say."""
+    if config.contextWindow:
+        return config.contextWindow
+    if endpoint.embedded is not None:
+        from mm.llm.embedded import DEFAULT_CONTEXT
+
+        return DEFAULT_CONTEXT
+    from mm.llm.servers import probe_context_window
+
+    return await probe_context_window(endpoint.base_url, endpoint.model, endpoint.provider)
