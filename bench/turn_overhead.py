@@ -34,12 +34,11 @@ def script(srv: ScriptedServer, n: int) -> None:
 
 
 async def run_mm(srv: ScriptedServer, cwd: Path, n: int) -> float:
-    from pydantic import TypeAdapter
-
+    from mm.config.load import agent_config_adapter
     from mm.config.schema import AgentConfig
     from mm.run import build_conversation, make_client
 
-    cfg = TypeAdapter(AgentConfig).validate_python({"maxTurns": n + 5})
+    cfg = agent_config_adapter().validate_python({"maxTurns": n + 5})
     conv = build_conversation(cfg, make_client(cfg, srv.base_url, "m", "openai"), cwd)
     t0 = time.perf_counter()
     done = await conv.run_turn("read the lines", QuietUI())

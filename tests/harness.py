@@ -49,9 +49,8 @@ def make_conversation(base_url: str, cwd: Path, config: dict | None = None):
     """A real Conversation for the agent-file settings `config`, talking to `base_url`."""
     from mm.run import build_conversation, make_client
 
-    from pydantic import TypeAdapter
-
-    cfg = TypeAdapter(AgentConfig).validate_python(config or {})
+    from mm.config.load import agent_config_adapter
+    cfg = agent_config_adapter().validate_python(config or {})
     return build_conversation(cfg, make_client(cfg, base_url, "m", "openai"), cwd)
 
 

@@ -450,7 +450,7 @@ def test_changed_blocks_cover_every_change(text, data):
     """The line windows edit_file hands to the diff hold every changed line (diff.opcodes)."""
     from mm.tools.diff import opcodes, split_lines
     from mm.tools.edit.match import Match
-    from mm.tools.edit.tool import apply
+    from mm.tools.edit.apply import apply
 
     cuts = sorted(data.draw(st.lists(st.integers(0, len(text)), max_size=6)))
     matches = []

@@ -63,20 +63,13 @@ def run_oneshot(config: AgentConfig, prompt: str) -> int:
         return EXIT_INTERRUPTED
 
 
-async def _probe(conv: Conversation, config: AgentConfig, endpoint) -> None:
-    from mm.llm.resolve import context_window
-
-    conv.context_window = await context_window(config, endpoint)
-
-
 async def _oneshot(config: AgentConfig, prompt: str) -> int:
-    from mm.llm.embedded import EmbeddedError
     from mm.llm.resolve import ResolveError, resolve_endpoint
     from mm.ui.oneshot import OneShotUI
 
     try:
         endpoint = await resolve_endpoint(config)
-    except (ResolveError, EmbeddedError) as err:
+    except ResolveError as err:  # mm.llm.embedded.EmbeddedError included
         print(f"mm: {err}", file=sys.stderr)
         return EXIT_FAILED
     try:
@@ -86,9 +79,7 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, conv.cancel)
-        probe = asyncio.ensure_future(_probe(conv, config, endpoint))  # beside the turn, never before it
         done = await conv.run_turn(prompt, ui)
-        probe.cancel()
     finally:
         endpoint.close()
     if done.stop_reason == "cancelled":

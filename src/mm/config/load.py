@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,13 +126,24 @@ def _index_lines(node: Any, prefix: tuple, out: dict[tuple, int]) -> None:
 def _validate(data: dict[str, Any], lines: dict[tuple, int], path: Path | None) -> AgentConfig:
     if path is None and _only_names(data):
         return AgentConfig(**data)  # the common case: no file, nothing to check (no pydantic import)
-    from pydantic import TypeAdapter, ValidationError
+    from pydantic import ValidationError
 
     try:
-        return TypeAdapter(AgentConfig).validate_python(data)
+        return agent_config_adapter().validate_python(data)
     except ValidationError as err:
         first = err.errors()[0]
         raise ConfigError(_describe(first, lines, path)) from None
+
+
+def agent_config_adapter() -> Any:
+    """The pydantic TypeAdapter that validates an AgentConfig (its annotations resolved first)."""
+    from pydantic import TypeAdapter
+
+    from mm.config import schema
+
+    for name, value in schema.constraint_names().items():
+        setattr(schema, name, value)
+    return TypeAdapter(AgentConfig)
 
 
 def _only_names(data: dict[str, Any]) -> bool:
@@ -176,6 +186,8 @@ def _suggestion(loc: tuple) -> str:
         cls = _dataclass_in(hints.get(part))
     if cls is None or not dataclasses.is_dataclass(cls):
         return ""
+    import difflib
+
     names = [f.name for f in dataclasses.fields(cls)]
     close = difflib.get_close_matches(str(loc[-1]), names, n=1, cutoff=0.6)
     return f" (did you mean {close[0]}?)" if close else ""

@@ -1,15 +1,17 @@
 """The agent file's schema: every key, its type, its default (docs/configuration.md).
 
 Plain dataclasses, so that building the defaults costs nothing at start-up; `mm.config.load`
-validates a file against them with pydantic (constraints as `annotated_types` markers).
+validates a file against them with pydantic. The constraints are `annotated_types` markers in
+string annotations, resolved only then (`constraint_names`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from annotated_types import Ge, Gt, Le, MinLen
+if TYPE_CHECKING:  # imported by mm.config.load only when a file is validated (start-up time)
+    from annotated_types import Ge, Gt, Le, MinLen
 
 Provider = Literal["llamacpp", "ollama", "dmr", "lmstudio", "openai", "embedded"]
 FORBID = {"extra": "forbid"}  # pydantic config: an unknown key is an error
@@ -77,3 +79,10 @@ class AgentConfig:
     maxTokens: Annotated[int, Ge(1)] | None = None
     tools: list[DeclaredToolEntry] = field(default_factory=list)
     sessions: SessionsConfig = field(default_factory=SessionsConfig)
+
+
+def constraint_names() -> dict[str, Any]:
+    """The names the string annotations above use, for resolving them when validating."""
+    from annotated_types import Ge, Gt, Le, MinLen
+
+    return {"Ge": Ge, "Gt": Gt, "Le": Le, "MinLen": MinLen}

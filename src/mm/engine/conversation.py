@@ -120,13 +120,16 @@ class Conversation:
             self.history.append({"role": "tool", "tool_call_id": call_id, "content": "[error: cancelled]"})
 
     async def _request(self, ui: Interaction) -> AssistantMessage:
-        from mm.llm.textcalls import TextCallFilter
-
-        shown = TextCallFilter(self.registry.names)
+        shown: Any = None  # the TextCallFilter, made at the first text (start-up time)
         composing: set[int] = set()
 
         def on_delta(delta: StreamDelta) -> None:
+            nonlocal shown
             if delta.kind == "text":
+                if shown is None:
+                    from mm.llm.textcalls import TextCallFilter
+
+                    shown = TextCallFilter(self.registry.names)
                 visible = shown.feed(delta.text)
                 if visible:
                     ui.emit(TextChunk(visible))
@@ -149,7 +152,7 @@ class Conversation:
             await asyncio.gather(request, return_exceptions=True)
             raise _Cancelled()
         message = request.result()
-        rest = shown.flush()
+        rest = shown.flush() if shown is not None else ""
         if rest:
             ui.emit(TextChunk(rest))
         return message

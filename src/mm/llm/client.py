@@ -12,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from typing import Any, AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 from urllib.parse import urlsplit
 
-from mm.llm.stream import StreamAssembler, one_line
-from mm.llm.types import AssistantMessage, LLMError, StreamDelta
+from mm.llm.types import AssistantMessage, LLMError, StreamDelta, one_line
+
+if TYPE_CHECKING:
+    from mm.llm.stream import StreamAssembler
 
 UNREACHABLE = "nothing answers at {url} ({cause}) — is the model server running?"
 HTTP_ERROR = "the model server at {url} answered HTTP {status}: {detail}"
@@ -140,6 +142,8 @@ class ChatClient:
     async def _read(self, response: Any, tools: list[dict], on_delta: Any) -> AssistantMessage:
         """Read an event stream, or a whole JSON answer when the body starts with `{`."""
         import httpx
+
+        from mm.llm.stream import StreamAssembler  # after the request is sent: start-up time
 
         assembler = StreamAssembler(tools, on_delta, self.url)
         lines = response.aiter_lines()

@@ -18,6 +18,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from mm.llm.resolve import ResolveError
+
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_CONTEXT = 8192
 TEMPLATE = Path(__file__).with_name("chatml-tools.jinja")
@@ -33,7 +35,7 @@ NO_ENGINE = (
 )
 
 
-class EmbeddedError(Exception):
+class EmbeddedError(ResolveError):
     """The embedded engine cannot be started; `str(err)` says what to install or configure."""
 
 

@@ -43,7 +43,7 @@ async def resolve_endpoint(config: AgentConfig) -> Endpoint:
     - a provider without `baseUrl`: that provider's usual loopback URL.
     - nothing set: the first server answering on the usual loopback ports, with its first model;
       if none answers, the embedded engine with the default model.
-    Raises ResolveError (or mm.llm.embedded.EmbeddedError) with a one-line explanation.
+    Raises ResolveError (mm.llm.embedded.EmbeddedError for the embedded engine), one line.
     """
     model, provider = config.model, config.provider
     if config.baseUrl:

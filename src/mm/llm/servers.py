@@ -38,7 +38,7 @@ async def list_models(base_url: str, timeout: float = 5.0, api_key: str | None =
     url = base_url.rstrip("/") + "/models"
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
-        async with httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(url)) as client:
+        async with httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(url), verify=url.startswith("https:")) as client:
             response = await client.get(url, headers=headers)
     except httpx.HTTPError as err:
         raise LLMError("unreachable", UNREACHABLE.format(url=url, cause=connect_cause(err)), url) from None
@@ -115,7 +115,7 @@ async def probe_context_window(base_url: str, model: str, provider: str, timeout
                                     "default_generation_settings.n_ctx", "n_ctx"))
     steps.append(lambda c: _models_entry(c, base_url.rstrip("/") + "/models", model))
     try:
-        async with httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(origin)) as client:
+        async with httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(origin), verify=origin.startswith("https:")) as client:
             for step in steps:
                 try:
                     found = await step(client)

@@ -15,7 +15,7 @@ from typing import Any, Callable
 
 from mm.llm.args import parse_arguments, tool_param_types
 from mm.llm.textcalls import extract_text_calls, new_call_id
-from mm.llm.types import AssistantMessage, LLMError, StreamDelta, ToolCall, Usage
+from mm.llm.types import AssistantMessage, LLMError, StreamDelta, ToolCall, Usage, one_line
 
 SERVER_REPORTED = "the model server at {url} reported an error: {detail}"
 NO_TOOL_NAME = "the call has no tool name"
@@ -209,9 +209,3 @@ def usage_from_timings(timings: dict | None) -> Usage | None:
     cached = timings.get("cache_n") if isinstance(timings.get("cache_n"), int) else 0
     prompt = timings.get("prompt_n") if isinstance(timings.get("prompt_n"), int) else 0
     return Usage(input_tokens=prompt + cached, output_tokens=timings["predicted_n"], cached_tokens=cached)
-
-
-def one_line(text: str, limit: int = 400) -> str:
-    """`text` on one line (runs of whitespace become one space), cut to `limit` characters."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -96,3 +96,9 @@ class StreamDelta:
     text: str
     index: int = 0
     name: str = ""
+
+
+def one_line(text: str, limit: int = 400) -> str:
+    """`text` on one line (runs of whitespace become one space), cut to `limit` characters."""
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -6,7 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
-from mm.tools.process import format_outcome, run_process
 
 DESCRIPTION = (
     "Run a shell command with `bash -c` in the working directory and return its output "
@@ -44,6 +43,8 @@ class Bash:
     needs_permission: bool = True
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from mm.tools.process import format_outcome, run_process  # on first use: start-up time
+
         """Run `args["command"]` with `bash -c` in `ctx.cwd`.
 
         Timeout: `ctx.settings.bash_timeout` seconds; output capped at `ctx.settings.max_output`

@@ -9,8 +9,6 @@ from pathlib import Path
 from typing import Any
 
 from mm.tools.base import FileChange, Param, ToolContext, ToolResult
-from mm.tools.diff import diff_texts, fit, split_lines
-from mm.tools.fs import BOM, TextFileError, line_endings, read_text, write_text_atomic
 
 DESCRIPTION = (
     "Create a file with the given content, or replace an existing file's whole content. "
@@ -43,6 +41,8 @@ def content_text(value: Any) -> str | None:
 def keep_conventions(content: str, previous: str | None, had_bom: bool) -> str:
     """Give `content` (str) the line endings and BOM of the file it replaces: LF text written
     over a pure-CRLF file becomes CRLF; a BOM is kept. `previous` is the old text (no BOM)."""
+    from mm.tools.fs import BOM, line_endings
+
     if previous is not None and line_endings(previous) == "\r\n" and "\r" not in content:
         content = content.replace("\n", "\r\n")
     if had_bom and not content.startswith(BOM):
@@ -73,6 +73,9 @@ def _shown(where: Path, cwd: Path) -> str:
 def write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Write `args["content"]` to `args["path"]`; return the headline and, for a replaced
     file, the numbered diff against the previous content (mm-tools.md §write_file)."""
+    from mm.tools.diff import diff_texts, fit, split_lines  # on first use: start-up time
+    from mm.tools.fs import BOM, TextFileError, line_endings, read_text, write_text_atomic
+
     path = args.get("path")
     if not isinstance(path, str) or not path.strip():
         return ToolResult(PATH_REQUIRED, failed=True)
