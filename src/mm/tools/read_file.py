@@ -10,6 +10,7 @@ from typing import Any
 
 from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
 
+INLINE_READ_BYTES = 256 * 1024  # files up to this size are read without a thread hop
 DESCRIPTION = (
     "Read a text file, or a range of its lines. Use start and end to read part of a long file, "
     "and numbered to see line numbers."
@@ -145,10 +146,11 @@ class ReadFile:
             len(TRUNCATED.format(limit=limit, first=big, last=big, total=big, next=big)),
             len(LONG_LINE_CUT.format(limit=limit, n=big, total=big)),
         )
+        read = (path, max(start, 1), end, numbered, max(limit - marker_room - 1, 1))
         try:
-            lines = await asyncio.to_thread(
-                _read_lines, path, max(start, 1), end, numbered, max(limit - marker_room - 1, 1)
-            )
+            # A small file is read at once; a large one in a thread, not to stall the event loop.
+            small = path.stat().st_size <= INLINE_READ_BYTES
+            lines = _read_lines(*read) if small else await asyncio.to_thread(_read_lines, *read)
         except OSError as err:
             return fail(UNREADABLE.format(path=path_text, reason=(err.strerror or str(err)).lower()))
         if lines.binary_size is not None:

@@ -13,6 +13,7 @@ class Registry:
 
     def __init__(self, tools: list[Tool]):
         self.tools: dict[str, Tool] = {t.name: t for t in tools}
+        self._schemas: list[dict] | None = None
 
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, or None."""
@@ -24,7 +25,12 @@ class Registry:
         return list(self.tools)
 
     def schemas(self) -> list[dict]:
-        """The OpenAI `tools` array; a tool with its own `schema()` method provides it."""
+        """The OpenAI `tools` array; a tool with its own `schema()` method provides it (built once)."""
+        if self._schemas is None:
+            self._schemas = self._build_schemas()
+        return self._schemas
+
+    def _build_schemas(self) -> list[dict]:
         out = []
         for tool in self.tools.values():
             custom = getattr(tool, "schema", None)
