@@ -36,7 +36,6 @@ def script(srv: ScriptedServer, n: int) -> None:
 
 async def run_mm(srv: ScriptedServer, cwd: Path, n: int) -> float:
     from mm.config.load import agent_config_adapter
-    from mm.config.schema import AgentConfig
     from mm.run import build_conversation, make_client
 
     cfg = agent_config_adapter().validate_python({"maxTurns": n + 5})

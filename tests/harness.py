@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mm.config.schema import AgentConfig
 from mm.engine.events import ToolCallDone, TurnDone
 
 SHARED = Path(os.environ.get("MM_SHARED") or Path(__file__).resolve().parents[2] / "shared")
@@ -59,3 +58,23 @@ def write_files(cwd: Path, files: dict[str, str]) -> None:
         path = cwd / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(content.encode())
+
+
+def pids_matching(pattern: str) -> list[int]:
+    """Pids of live processes whose command line matches `pattern` (as `pgrep -f`), this one excluded."""
+    import subprocess
+
+    found = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
+    return [int(p) for p in found.stdout.split() if int(p) != os.getpid()]
+
+
+async def assert_none_left(pattern: str) -> None:
+    """One second later no process matches `pattern`; kill any that does, by pid, and fail."""
+    import asyncio
+    import signal
+
+    await asyncio.sleep(1)
+    left = pids_matching(pattern)
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)
+    assert not left, f"still running: {pattern}"

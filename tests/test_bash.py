@@ -6,29 +6,16 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from mm.tools.base import Settings, ToolContext
+from harness import assert_none_left, pids_matching
 from mm.tools.bash import Bash
 from mm.tools.process import format_seconds
 
 
-def pids_matching(pattern: str) -> list[int]:
-    """Pids of live processes whose command line matches `pattern` (as `pgrep -f`)."""
-    found = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
-    return [int(p) for p in found.stdout.split()]
-
-
-async def assert_none_left(pattern: str) -> None:
-    """One second later no process matches `pattern`; kill any that does, by pid."""
-    await asyncio.sleep(1)
-    left = pids_matching(pattern)
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    assert not left, f"still running: {pattern}"
 
 
 async def wait_for_file(path: Path) -> None:

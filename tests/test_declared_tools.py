@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from mm.tools.base import Settings, ToolContext
+from harness import assert_none_left
 from mm.tools.coerce import coerce_tool_args
 from mm.tools.declared import declared_tool_from_entry, parse_timeout
 
@@ -36,17 +34,6 @@ def context(tmp_path: Path, timeout: float = 10, max_output: int = 20000) -> Too
     return ToolContext(cwd=tmp_path, settings=Settings(max_output=max_output, bash_timeout=timeout))
 
 
-def pids_matching(pattern: str) -> list[int]:
-    found = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True)
-    return [int(p) for p in found.stdout.split()]
-
-
-async def assert_none_left(pattern: str) -> None:
-    await asyncio.sleep(1)
-    left = pids_matching(pattern)
-    for pid in left:
-        os.kill(pid, signal.SIGKILL)
-    assert not left, f"still running: {pattern}"
 
 
 def test_schema_has_no_required_or_enum_keywords() -> None:

