@@ -9,6 +9,8 @@ from typing import Any
 
 from mm.engine.events import ToolCallDone, TurnDone
 
+# The specification folder (references, cases): $MM_SHARED, else `shared/` beside the checkout,
+# where this workplace lays it for every developer and for CI. conftest.py stops the run when absent.
 SHARED = Path(os.environ.get("MM_SHARED") or Path(__file__).resolve().parents[2] / "shared")
 
 

@@ -14,15 +14,12 @@ import pytest
 
 from mm.tools.base import Settings, ToolContext
 from mm.tools.bash import Bash
+from harness import SHARED
 
 
-def shared_dir() -> Path:
-    """The read-only shared folder: beside the repository, else $MM_SHARED."""
-    here = Path(__file__).resolve().parents[2] / "shared"
-    return here if here.is_dir() else Path(os.environ["MM_SHARED"])
 
 
-CASES = sorted((shared_dir() / "cases" / "bash").glob("*.json"))
+CASES = sorted((SHARED / "cases" / "bash").glob("*.json"))
 
 
 def pids_matching(pattern: str) -> list[int]:

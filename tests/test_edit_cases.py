@@ -4,22 +4,18 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 
 from mm.tools.base import ToolContext
 from mm.tools.edit import EditFile
+from harness import SHARED
 
 
-def shared_dir() -> Path:
-    """The shared spec folder: beside the repository, or $MM_SHARED."""
-    here = Path(__file__).resolve().parents[2] / "shared"
-    return here if here.is_dir() else Path(os.environ.get("MM_SHARED", here))
 
 
-CASES = sorted((shared_dir() / "cases" / "edits").glob("*.json"))
+CASES = sorted((SHARED / "cases" / "edits").glob("*.json"))
 KNOWN = {"outcome", "file_after", "written", "headline_contains", "headline_not_contains",
          "message_contains", "message_not_contains", "output_contains"}
 

@@ -7,8 +7,6 @@ Checks `expect.message`, `finish_reason`, `usage` and `error`; the engine-level 
 from __future__ import annotations
 
 import json
-import os
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +14,7 @@ from mm.llm.client import ChatClient
 from mm.llm.textcalls import TextCallFilter
 from mm.llm.types import LLMError, StreamDelta
 
-_DEFAULT_SHARED = Path(__file__).resolve().parents[2] / "shared"
-SHARED = _DEFAULT_SHARED if _DEFAULT_SHARED.is_dir() else Path(os.environ.get("MM_SHARED", _DEFAULT_SHARED))
+from harness import SHARED  # noqa: E402
 CASES = [json.loads(p.read_text()) for p in sorted((SHARED / "cases" / "llm-streams").glob("*.json"))]
 MESSAGES = [{"role": "user", "content": "go"}]
 

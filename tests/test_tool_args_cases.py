@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 from pathlib import Path
 
@@ -15,15 +14,12 @@ from mm.tools.bash import Bash
 from mm.tools.coerce import coerce_arguments, coerce_tool_args
 from mm.tools.declared import DeclaredTool, declared_tool_from_entry
 from mm.tools.read_file import ReadFile
+from harness import SHARED
 
 
-def shared_dir() -> Path:
-    """The read-only shared folder: beside the repository, else $MM_SHARED."""
-    here = Path(__file__).resolve().parents[2] / "shared"
-    return here if here.is_dir() else Path(os.environ["MM_SHARED"])
 
 
-CASES = sorted((shared_dir() / "cases" / "tool-args").glob("*.json"))
+CASES = sorted((SHARED / "cases" / "tool-args").glob("*.json"))
 BUILT_IN = {"bash": Bash, "read_file": ReadFile}
 # write_file belongs to another module; its two fields as mm-tools.md §write_file declares them.
 WRITE_FILE_PARAMS = [

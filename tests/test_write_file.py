@@ -11,15 +11,12 @@ import pytest
 
 from mm.tools.base import Settings, ToolContext
 from mm.tools.write_file import WriteFile
+from harness import SHARED
 
 
-def shared_dir() -> Path:
-    """The shared spec folder: beside the repository, or $MM_SHARED."""
-    here = Path(__file__).resolve().parents[2] / "shared"
-    return here if here.is_dir() else Path(os.environ.get("MM_SHARED", here))
 
 
-ARG_CASES = [p for p in sorted((shared_dir() / "cases" / "tool-args").glob("*.json"))
+ARG_CASES = [p for p in sorted((SHARED / "cases" / "tool-args").glob("*.json"))
              if json.loads(p.read_text(encoding="utf-8"))["tool"] == "write_file"]
 
 
