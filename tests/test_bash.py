@@ -137,3 +137,14 @@ async def test_max_output_keeps_both_ends_and_the_exit_line(tmp_path: Path) -> N
 async def test_output_at_the_limit_is_untouched(tmp_path: Path) -> None:
     result = await run("printf '%.0sx' $(seq 1 50)", context(tmp_path, max_output=50))
     assert result.text == "x" * 50
+
+
+async def test_huge_output_cut_to_max_output_keeps_the_too_large_marker_and_the_true_count(tmp_path):
+    ctx = ToolContext(cwd=tmp_path, settings=Settings(max_output=600))
+    result = await Bash().run({"command": "seq 1 2000000"}, ctx)
+    lines = result.text.splitlines()
+    assert lines[0] == "1" and lines[-1] == "2000000" and len(result.text) <= 600
+    marker = lines.index("[... output too large to read back in full ...]")
+    omitted = int(lines[marker + 1].split("[... ")[1].split(" characters omitted")[0])
+    shown = len(result.text) - len(lines[marker]) - len(lines[marker + 1]) - 2
+    assert abs(omitted + shown - 14_888_896) < 100  # `seq 1 2000000` writes 14,888,896 bytes

@@ -104,3 +104,44 @@ def test_no_file_and_flags_only_skips_validation_but_checks_provider(tmp_path, m
     assert (cfg.model, cfg.provider) == ("m", "ollama")
     with pytest.raises(ConfigError, match="provider"):
         load_config(cwd=tmp_path, env={}, overrides={"provider": "olama"})
+
+
+@pytest.mark.parametrize("url,problem", [
+    ("127.0.0.1:8080/v1", "must start with http:// or https://"),
+    ("ftp://host/v1", "must start with http:// or https://"),
+    ("http://", "must start with http:// or https://"),
+    ("http://127.0.0.1:99999/v1", "is not a URL (Port out of range 0-65535)"),
+    ("http://[::1/v1", "is not a URL"),
+])
+def test_base_url_from_a_flag_must_be_a_server_url(tmp_path, monkeypatch, url, problem):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path, env={}, overrides={"baseUrl": url})
+    assert str(info.value).startswith("--base-url: baseUrl: ") and problem in str(info.value)
+
+
+def test_base_url_in_the_file_names_its_line(tmp_path):
+    msg = error_of(tmp_path, "yolo: true\nbaseUrl: localhost:8080\n")
+    assert msg.endswith("agent.yaml:2: baseUrl: 'localhost:8080' must start with http:// or https:// and name a "
+                        "host, e.g. http://localhost:8080")
+
+
+def test_missing_gguf_file_is_a_configuration_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path, env={"MM_MODEL": "/nonexistent.gguf"})
+    assert str(info.value) == ("MM_MODEL: model: the model file /nonexistent.gguf does not exist — give the path "
+                               "of a .gguf file")
+
+
+@pytest.mark.parametrize("tools,problem", [
+    ("  - {name: bash, command: [ls]}\n", "tools[0]: name 'bash' is a built-in tool — choose another name"),
+    ("  - {name: g, command: [ls]}\n  - {name: g, command: [ls]}\n", "tools[1]: name 'g' is declared twice"),
+    ("  - {name: 'bad name!', command: [ls]}\n", "tools[0]: name 'bad name!' must be letters, digits, _ or -"),
+])
+def test_declared_tool_names(tmp_path, tools, problem):
+    assert problem in error_of(tmp_path, "tools:\n" + tools)
+
+
+def test_self_referencing_alias(tmp_path):
+    assert "an alias refers to itself" in error_of(tmp_path, "a: &a [*a]\n")

@@ -55,7 +55,7 @@ async def test_create_with_parent_dirs(tmp_path):
     target = tmp_path / "a/b/c.txt"
     assert target.read_bytes() == b"one\ntwo\n"
     assert not result.failed
-    assert result.text == "a/b/c.txt: created · 2 lines"
+    assert result.text == "a/b/c.txt: created · 2 lines\n@@ -0,0 +1,2 @@\n+1 │ one\n+2 │ two"
     assert result.change.path == target and result.change.old_text is None
     assert result.change.new_text == "one\ntwo\n"
     assert result.locations == [target]
@@ -69,7 +69,8 @@ def _umask() -> int:
 
 
 async def test_create_single_line_and_empty(tmp_path):
-    assert (await write(tmp_path, {"path": "x", "content": "hi"})).text == "x: created · 1 line"
+    assert (await write(tmp_path, {"path": "x", "content": "hi"})).text == (
+        "x: created · 1 line\n@@ -0,0 +1 @@\n+1 │ hi\n\\ No newline at end of file")
     assert (await write(tmp_path, {"path": "e", "content": ""})).text == "e: created · 0 lines"
     assert (tmp_path / "x").read_bytes() == b"hi" and (tmp_path / "e").read_bytes() == b""
 

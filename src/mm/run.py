@@ -12,7 +12,8 @@ from mm.config.schema import AgentConfig
 from mm.engine.conversation import Conversation
 from mm.tools.base import Settings
 
-EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED = 0, 1, 130
+EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_CLOSED_OUTPUT = 0, 1, 130, 141
+SESSION_NOT_SAVED = "[warning: the session could not be saved to {path}: {error}]"
 
 
 def build_conversation(config: AgentConfig, client, cwd: Path) -> Conversation:
@@ -35,7 +36,10 @@ def build_conversation(config: AgentConfig, client, cwd: Path) -> Conversation:
         session = SessionFile(cwd / config.sessions.dir, meta={"cwd": str(cwd)})
 
         def save(c: Conversation) -> None:
-            session.save(c.history, c.errors, asdict(c.totals))
+            try:
+                session.save(c.history, c.errors, asdict(c.totals))
+            except OSError as err:  # the turn's work stands; say why the file is missing
+                print(SESSION_NOT_SAVED.format(path=session.path, error=err.strerror or err), file=sys.stderr)
 
         conv.on_turn_end = save
     return conv
@@ -50,6 +54,10 @@ def make_client(config: AgentConfig, base_url: str, model: str, provider: str):
         options["temperature"] = config.temperature
     if config.maxTokens is not None:
         options["max_tokens"] = config.maxTokens
+    elif provider == "embedded":  # the demo model can repeat itself for ever: bound each answer
+        from mm.llm.embedded import DEFAULT_MAX_TOKENS
+
+        options["max_tokens"] = DEFAULT_MAX_TOKENS
     return ChatClient(base_url, model, api_key=config.apiKey, provider=provider,
                       idle_timeout=config.watchdogTimeout, loading_timeout=config.watchdogTimeout,
                       options=options)
@@ -75,13 +83,15 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
     try:
         conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
                                                       endpoint.provider), Path.cwd())
-        ui = OneShotUI(config.previewLines, declared=frozenset(t.name for t in config.tools))
+        ui = OneShotUI(config.previewLines, on_closed_output=conv.cancel)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, conv.cancel)
         done = await conv.run_turn(prompt, ui)
     finally:
         endpoint.close()
+    if ui.closed_output:  # `mm -p … | head`: the reader left, as SIGPIPE would end a pipeline member
+        return EXIT_CLOSED_OUTPUT
     if done.stop_reason == "cancelled":
         print("mm: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -10,6 +10,7 @@ from typing import Any
 from mm.config.schema import AgentConfig
 
 ENV_OVERRIDES = {"MM_MODEL": "model", "MM_BASE_URL": "baseUrl", "MM_PROVIDER": "provider"}
+FLAGS = {"model": "--model", "baseUrl": "--base-url", "provider": "--provider"}
 
 
 class ConfigError(Exception):
@@ -53,34 +54,29 @@ def load_config(explicit: str | None = None, cwd: Path | None = None,
     path = find_agent_file(explicit, cwd)
     data: dict[str, Any] = {}
     lines: dict[tuple, int] = {}
+    sources: dict[str, str] = {}  # keys set by a variable or a flag, and which
     if path is not None:
         data, lines = _read_yaml(path)
     for var, key in ENV_OVERRIDES.items():
         if env.get(var):
-            data[key] = env[var]
+            data[key], sources[key] = env[var], var
     for key, value in (overrides or {}).items():
         if value is not None:
-            data[key] = value
+            data[key], sources[key] = value, FLAGS.get(key, key)
     config = _validate(data, lines, path)
-    _check_tools(config, lines, path)
+
+    def where(loc: tuple) -> str:
+        if loc[0] in sources:
+            return sources[loc[0]]
+        line = lines.get(loc)
+        return f"{path}:{line}" if path is not None and line else str(path or "configuration")
+
+    from mm.config.checks import check
+
+    problem = check(config, where)
+    if problem:
+        raise ConfigError(problem)
     return LoadedConfig(config, path)
-
-
-def _check_tools(config: AgentConfig, lines: dict[tuple, int], path: Path | None) -> None:
-    """Build each declared tool once, so an entry that cannot work fails here, with its line."""
-    if not config.tools:
-        return
-    from dataclasses import asdict
-
-    from mm.tools.declared import declared_tool_from_entry
-
-    for i, entry in enumerate(config.tools):
-        try:
-            declared_tool_from_entry(asdict(entry))
-        except ValueError as err:
-            line = lines.get(("tools", i))
-            where = f"{path}:{line}" if path is not None and line else str(path or "configuration")
-            raise ConfigError(f"{where}: tools[{i}]: {err}") from None
 
 
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, int]]:
@@ -94,6 +90,8 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, int]]:
     try:
         node = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
+    except RecursionError:
+        raise ConfigError(f"{label}: invalid YAML: an alias refers to itself, or the nesting is too deep") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f":{min(mark.line + 1, len(text.splitlines()) or 1)}" if mark is not None else ""
@@ -104,7 +102,10 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, int]]:
     if not isinstance(data, dict):
         raise ConfigError(f"{label}:1: the agent file must be a mapping of keys (key: value), not a {type(data).__name__}")
     lines: dict[tuple, int] = {}
-    _index_lines(node, (), lines)
+    try:
+        _index_lines(node, (), lines)
+    except RecursionError:
+        raise ConfigError(f"{label}: invalid YAML: an alias refers to itself, or the nesting is too deep") from None
     return data, lines
 
 

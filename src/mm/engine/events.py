@@ -37,6 +37,7 @@ class ToolCallStarted:
     call_id: str
     name: str
     arguments: dict[str, Any]
+    title: str | None = None  # the tool's own title for the call (a declared tool's argv)
 
 
 @dataclass

@@ -16,6 +16,7 @@ UNKNOWN_TOOL = (
     '[error: there is no tool named "{name}" — the tools are: {names}. '
     "Call one of them, with its arguments as a JSON object]"
 )
+NO_TOOLS = '[error: there is no tool named "{name}" — no tool is declared in this conversation: answer in text]'
 UNPARSABLE = "the arguments are not a JSON object: {error}"
 REJECTED = "[{name} rejected by the user]"
 REJECTED_BASH = "[command rejected by the user]"
@@ -55,7 +56,9 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
     tool = registry.get(call.name)
     arguments: dict[str, Any] = call.arguments if call.arguments is not None else {}
     if tool is None:
-        result = ToolResult(UNKNOWN_TOOL.format(name=call.name, names=", ".join(registry.names)), failed=True)
+        text = UNKNOWN_TOOL.format(name=call.name, names=", ".join(registry.names)) if registry.names else \
+            NO_TOOLS.format(name=call.name)
+        result = ToolResult(text, failed=True)
     elif call.arguments is None:
         fault = UNPARSABLE.format(error=call.error or "unreadable")
         result = ToolResult(invalid_call_message(tool.name, tool.params, call.raw_arguments[:2000], [fault],
@@ -81,7 +84,8 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
 
 async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui: Interaction,
                          permissions: Permissions, yolo: bool, call_id: str) -> ToolResult:
-    ui.emit(ToolCallStarted(call_id, tool.name, arguments))
+    title = tool.title(arguments) if callable(getattr(tool, "title", None)) else None
+    ui.emit(ToolCallStarted(call_id, tool.name, arguments, title))
     if tool.needs_permission and not yolo and tool.name not in permissions.always_allow:
         allowed = False
         if tool.name not in permissions.always_reject:

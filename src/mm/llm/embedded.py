@@ -22,6 +22,7 @@ from mm.llm.resolve import ResolveError
 
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_CONTEXT = 8192
+DEFAULT_MAX_TOKENS = 1024  # per answer, when the agent file sets no maxTokens
 TEMPLATE = Path(__file__).with_name("chatml-tools.jinja")
 NOTHING_TO_RUN = (
     "no model server answers on 127.0.0.1 (llama.cpp :8080, ollama :11434, Docker Model Runner :12434, "

@@ -36,6 +36,7 @@ class ProcessOutcome:
     returncode: int | None
     timed_out: bool = False
     cancelled: bool = False
+    size: int = 0  # bytes the command wrote in all (more than `output` holds when it was too large)
 
 
 def format_seconds(seconds: float) -> str:
@@ -131,19 +132,25 @@ async def run_process(
                 _kill_group(proc.pid)
                 exited.cancel()
         output = await asyncio.to_thread(_read_back, out)
+        size = os.fstat(out.fileno()).st_size
     returncode = None if (timed_out or was_cancelled) else proc.returncode
-    return ProcessOutcome(output, returncode, timed_out=timed_out, cancelled=was_cancelled)
+    return ProcessOutcome(output, returncode, timed_out=timed_out, cancelled=was_cancelled, size=size)
 
 
-def _cut_middle(text: str, budget: int, limit: int) -> str:
+def _cut_middle(text: str, budget: int, limit: int, size: int = 0) -> str:
     """Cut `text` to at most `budget` characters, keeping both ends around OUTPUT_CUT_MARKER.
 
     `limit` is the maxOutput quoted in the marker. Ends are cut back to whole lines when that
-    keeps at least half of each end.
+    keeps at least half of each end. When `text` is only the two ends of a huge output (it holds
+    TOO_LARGE_MARKER), that marker stays in the cut and the count is of the whole output
+    (`size` bytes, read as characters).
     """
     if len(text) <= budget:
         return text
-    marker = OUTPUT_CUT_MARKER.format(omitted=len(text), limit=limit)  # longest possible form
+    huge = TOO_LARGE_MARKER in text
+    whole = max(size, len(text)) if huge else len(text)
+    prefix = TOO_LARGE_MARKER + "\n" if huge else ""
+    marker = prefix + OUTPUT_CUT_MARKER.format(omitted=whole, limit=limit)  # longest possible form
     room = budget - len(marker) - 2
     if room <= 0:
         return text[: max(budget, 0)]
@@ -154,8 +161,8 @@ def _cut_middle(text: str, budget: int, limit: int) -> str:
     cut = tail.find("\n")
     if 0 <= cut < len(tail) // 2:
         tail = tail[cut + 1 :]
-    omitted = len(text) - len(head) - len(tail)
-    marker = OUTPUT_CUT_MARKER.format(omitted=omitted, limit=limit)
+    omitted = whole - len(head) - len(tail)
+    marker = prefix + OUTPUT_CUT_MARKER.format(omitted=omitted, limit=limit)
     sep = "" if head.endswith("\n") or not head else "\n"
     return f"{head}{sep}{marker}\n{tail}"
 
@@ -178,8 +185,8 @@ def format_outcome(outcome: ProcessOutcome, *, timeout: float, max_output: int) 
     else:
         ending = ""
     if not ending:
-        return _cut_middle(outcome.output, max_output, max_output), False
-    body = _cut_middle(outcome.output, max_output - len(ending) - 1, max_output)
+        return _cut_middle(outcome.output, max_output, max_output, outcome.size), False
+    body = _cut_middle(outcome.output, max_output - len(ending) - 1, max_output, outcome.size)
     if body and not body.endswith("\n"):
         body += "\n"
     return body + ending, True

@@ -107,8 +107,10 @@ def write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return ToolResult(CANNOT_WRITE.format(path=path, error=err.strerror or err), failed=True, locations=[where])
     change = FileChange(where, before, content)
     count = len(split_lines(content))
-    if before is None:
-        return ToolResult(CREATED.format(path=path, lines=count, s=_plural(count)), change=change, locations=[where])
+    if before is None:  # the reference's "headline and the diff against the previous content": all added
+        head = CREATED.format(path=path, lines=count, s=_plural(count))
+        rows = diff_texts("", content.replace("\r\n", "\n")).rows
+        return ToolResult(fit(head, rows, ctx.settings.max_output), change=change, locations=[where])
     if not readable:
         text = REPLACED_NOT_TEXT.format(path=path, lines=count, s=_plural(count))
         return ToolResult(text, change=change, locations=[where])

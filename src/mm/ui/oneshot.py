@@ -2,56 +2,94 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import Any, TextIO
+from typing import Any, Callable, TextIO
 
 from mm.engine.events import (Event, PermissionAnswer, TextChunk, ToolCallDone, ToolCallStarted,
                               TurnDone)
 from mm.engine.recap import recap_line
-from mm.ui.render import call_header, preview
+from mm.ui.render import call_header, preview, shown_output
+
+EMPTY_ANSWER = "mm: the model's answer was empty"
 
 
 class OneShotUI:
     """Renders events for `-p`: text to `out`, tool calls, previews and the recap to `err`.
 
     Nobody can be asked in this mode, so every permission request is rejected
-    (mm-tools.md, Permissions note).
+    (mm-tools.md, Permissions note). When the reader of `out` goes away (`mm -p … | head`),
+    `on_closed_output` is called once (the turn is cancelled) and `closed_output` is set.
     """
 
     def __init__(self, preview_lines: int, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
-                 declared: frozenset[str] = frozenset()):
+                 on_closed_output: Callable[[], None] | None = None):
         self.out, self.err = out, err
         self.preview_lines = preview_lines
-        self.declared = declared
         self.dim = err.isatty()
+        self.on_closed_output = on_closed_output
+        self.closed_output = False
         self._text_open = False  # stdout has text not yet ended by a newline
+        self._answered = False
+        self._started: set[str] = set()
+        self._last_shown = ""
 
     def emit(self, event: Event) -> None:
         """Render one engine event."""
         if isinstance(event, TextChunk):
-            self.out.write(event.text)
-            self.out.flush()
-            self._text_open = not event.text.endswith("\n")
+            self._write_answer(event.text)
         elif isinstance(event, ToolCallStarted):
+            self._started.add(event.call_id)
             self._end_text()
-            self.err.write(call_header(event.name, event.arguments, event.name in self.declared) + "\n")
-            self.err.flush()
+            self._note(call_header(event.name, event.arguments, event.title))
         elif isinstance(event, ToolCallDone):
-            shown = event.result.preview if event.result.preview is not None else event.result.text
-            self.err.write(preview(shown, self.preview_lines, self.dim) + "\n")
-            self.err.flush()
+            if event.call_id not in self._started:  # refused before it could run: show what was sent
+                self._end_text()
+                self._note(call_header(event.name, event.arguments))
+            self._last_shown = event.result.text
+            self._note(preview(shown_output(event.result), self.preview_lines, self.dim))
         elif isinstance(event, TurnDone):
             self._end_text()
-            if event.error:
-                self.err.write(event.error + "\n")
-            self.err.write(recap_line(event.recap) + "\n")
+            if event.error and event.error != self._last_shown:
+                self._note(event.error if event.error.startswith("[") else f"mm: {event.error}")
+            elif event.stop_reason == "end_turn" and not self._answered:
+                self._note(EMPTY_ANSWER)
+            self._note(recap_line(event.recap))
+
+    def _write_answer(self, text: str) -> None:
+        if not text or self.closed_output:
+            return
+        self._answered = self._answered or bool(text.strip())
+        try:
+            self.out.write(text)
+            self.out.flush()
+        except BrokenPipeError:
+            self._close_output()
+            return
+        self._text_open = not text.endswith("\n")
+
+    def _close_output(self) -> None:
+        """The reader left: send further output to /dev/null (so exiting does not fail) and say so once."""
+        self.closed_output = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.out.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+        if self.on_closed_output is not None:
+            self.on_closed_output()
+
+    def _note(self, line: str) -> None:
+        try:
+            self.err.write(line + "\n")
             self.err.flush()
+        except BrokenPipeError:
+            pass
 
     def _end_text(self) -> None:
         if self._text_open:
-            self.out.write("\n")
-            self.out.flush()
-            self._text_open = False
+            self._write_answer("\n")
 
     async def request_permission(self, name: str, arguments: dict[str, Any], preview: str) -> PermissionAnswer:
         """Nobody can be asked in one-shot mode: always `reject_once`."""

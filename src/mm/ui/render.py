@@ -8,20 +8,34 @@ FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
 NO_OUTPUT = "(no output)"
 
 
-def call_header(name: str, arguments: dict[str, Any], declared: bool = False) -> str:
-    """The line shown before a call runs: `🛠️  bash: <command>`, `📝 edit_file: <path>`, `🧰 <name>: …`."""
-    if name == "bash":
-        return f"🛠️  bash: {arguments.get('command', '')}"
-    if name in FILE_TOOLS:
-        path = arguments.get("path", "")
+def call_header(name: str, arguments: Any, title: str | None = None) -> str:
+    """The line shown for a call: `🛠️  bash: <command>`, `📝 edit_file: <path>`, or `🧰 <name>: …`.
+
+    `title` is the tool's own (a declared tool's `<name>: <argv>`); a call that could not run
+    (unknown tool, invalid arguments) shows its input as sent (mm-tools.md §Declared tools).
+    """
+    args = arguments if isinstance(arguments, dict) else {}
+    if name == "bash" and "command" in args:
+        return f"🛠️  bash: {args['command']}"
+    if name in FILE_TOOLS and "path" in args:
         extra = ""
-        if name == "read_file" and (arguments.get("start") or arguments.get("end")):
-            extra = f" (lines {arguments.get('start') or 1}-{arguments.get('end') or 'end'})"
-        return f"📝 {name}: {path}{extra}"
-    if declared:
-        argv = arguments.get("__argv__")
-        return f"🧰 {name}: {argv if argv else _compact(arguments)}"
+        if name == "read_file" and (args.get("start") or args.get("end")):
+            extra = f" (lines {args.get('start') or 1}-{args.get('end') or 'end'})"
+        return f"📝 {name}: {args['path']}{extra}"
+    if title:
+        return f"🧰 {title}"
     return f"🧰 {name}: {_compact(arguments)}"
+
+
+def shown_output(result: Any) -> str:
+    """What a terminal echoes of a tool result: its `preview`, else its text; for a file change,
+    the headline and the changed lines only, so the change is what `previewLines` shows."""
+    if result.preview is not None:
+        return result.preview
+    if result.change is None or result.failed:
+        return result.text
+    head, *rows = result.text.split("\n")
+    return "\n".join([head] + [r for r in rows if r[:1] in "+-" and r])
 
 
 def preview(text: str, lines: int, dim: bool) -> str:
