@@ -145,3 +145,9 @@ def test_declared_tool_names(tmp_path, tools, problem):
 
 def test_self_referencing_alias(tmp_path):
     assert "an alias refers to itself" in error_of(tmp_path, "a: &a [*a]\n")
+
+
+def test_openai_provider_needs_a_base_url(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(ConfigError, match=r"^--provider: provider: openai has no usual address — set baseUrl"):
+        load_config(cwd=tmp_path, env={}, overrides={"provider": "openai"})

@@ -27,6 +27,9 @@ def _base_url(config: AgentConfig, where: Where) -> str | None:
 
     url = config.baseUrl
     if not url:
+        if config.provider == "openai":
+            return (f"{where(('provider',))}: provider: openai has no usual address — set baseUrl "
+                    "(or --base-url URL) to the server's OpenAI-compatible endpoint")
         return None
     try:
         parts = urlsplit(url)
