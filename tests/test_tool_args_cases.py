@@ -14,18 +14,15 @@ from mm.tools.bash import Bash
 from mm.tools.coerce import coerce_arguments, coerce_tool_args
 from mm.tools.declared import DeclaredTool, declared_tool_from_entry
 from mm.tools.read_file import ReadFile
+from mm.tools.write_file import WriteFile
+from mm.llm.args import parse_arguments
 from harness import SHARED
 
 
 
 
 CASES = sorted((SHARED / "cases" / "tool-args").glob("*.json"))
-BUILT_IN = {"bash": Bash, "read_file": ReadFile}
-# write_file belongs to another module; its two fields as mm-tools.md §write_file declares them.
-WRITE_FILE_PARAMS = [
-    Param("path", "string", "File path, relative to the working directory; parent directories are created."),
-    Param("content", "string", "The whole content of the file."),
-]
+BUILT_IN = {"bash": Bash, "read_file": ReadFile, "write_file": WriteFile}
 
 
 def check_output(out: str, expect: dict) -> None:
@@ -41,24 +38,19 @@ def check_output(out: str, expect: dict) -> None:
 async def test_tool_args_case(case_file: Path, tmp_path: Path) -> None:
     case = json.loads(case_file.read_text())
     expect = case["expect"]
-    if "arguments_raw" in case:
-        pytest.skip("covered by the engine tests")
     for name, content in case.get("files", {}).items():
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text(content)
-
-    if case["tool"] == "write_file":  # args-06: the coercion; the engine test writes the file
-        args, message = coerce_arguments("write_file", WRITE_FILE_PARAMS, case["arguments"], json_text={"content"})
-        assert message is None and expect["runs"]
-        assert json.loads(args["content"]) == expect["file_json_equals"]
-        assert args["content"].endswith("\n") == expect["file_ends_with_newline"]
-        return
+    arguments = case.get("arguments")
+    if "arguments_raw" in case:  # what the model client makes of a non-JSON arguments string
+        arguments, error = parse_arguments(case["arguments_raw"])
+        assert error is None and arguments == expect["parsed_arguments"]
 
     if "declared_tool" in case:
         tool = declared_tool_from_entry(case["declared_tool"])
     else:
         tool = BUILT_IN[case["tool"]]()
-    args, message = coerce_tool_args(tool, case["arguments"])
+    args, message = coerce_tool_args(tool, arguments)
 
     if not expect["runs"]:
         assert args is None and message is not None
@@ -74,6 +66,10 @@ async def test_tool_args_case(case_file: Path, tmp_path: Path) -> None:
     result = await tool.run(args, ToolContext(cwd=tmp_path))
     assert not result.failed, result.text
     check_output(result.text, expect)
+    if "file" in expect:  # args-06: an object sent as content is written as JSON text
+        written = (tmp_path / expect["file"]).read_text()
+        assert json.loads(written) == expect["file_json_equals"]
+        assert written.endswith("\n") == expect["file_ends_with_newline"]
 
 
 # The coercer's rules beyond the cases (docs/tools-bash.md).
