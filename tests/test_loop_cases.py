@@ -87,3 +87,16 @@ async def test_runaway_arguments(case, scripted_server, tmp_path):
     assert scripted_server.abandoned == [True]
     for rel in expect["files_absent"]:
         assert not (tmp_path / rel).exists()
+
+
+async def test_calls_after_a_loop_stop_still_get_a_result(scripted_server, tmp_path):
+    for _ in range(5):
+        scripted_server.add_tool_calls([{"name": "read_file", "arguments": {"path": "x"}}])
+    scripted_server.add_tool_calls([{"id": "last", "name": "read_file", "arguments": {"path": "x"}},
+                                    {"id": "after", "name": "bash", "arguments": {"command": "touch ran"}}])
+    conv = make_conversation(scripted_server.base_url, tmp_path)
+    done = await conv.run_turn("go", RecordingUI())
+    assert done.stop_reason == "error"
+    assert conv.history[-1] == {"role": "tool", "tool_call_id": "after",
+                                "content": "[error: not run — the turn was stopped before this call]"}
+    assert not (tmp_path / "ran").exists()

@@ -20,6 +20,8 @@ MAX_TURNS_REACHED = (
     "[error: the turn reached maxTurns ({n} model requests) without a final answer — "
     "turn stopped; ask again, or raise maxTurns]"
 )
+CANCELLED = "[error: cancelled]"
+NOT_RUN = "[error: not run — the turn was stopped before this call]"
 UNKNOWN_TOOL_NOTE = (
     '[mm: your answer holds a call of "{name}", but there is no tool of that name — the tools are: {names}. '
     "Call one of them, with its arguments as a JSON object]"
@@ -107,17 +109,18 @@ class Conversation:
                 recaps.count(recap, call.name)
                 self.history.append({"role": "tool", "tool_call_id": call.id, "content": outcome.result.text})
                 if outcome.stop_error:
+                    self._answer_skipped(message, call.id, NOT_RUN)
                     return TurnDone("error", recap, error=outcome.stop_error)
                 if self._cancel.is_set():
-                    self._answer_skipped(message, call.id)
+                    self._answer_skipped(message, call.id, CANCELLED)
                     return TurnDone("cancelled", recap)
         return TurnDone("max_turn_requests", recap, error=MAX_TURNS_REACHED.format(n=self.max_turns))
 
-    def _answer_skipped(self, message: AssistantMessage, last_id: str) -> None:
-        """Give every call after `last_id` a result, so the history stays well-formed."""
+    def _answer_skipped(self, message: AssistantMessage, last_id: str, text: str) -> None:
+        """Give every call after `last_id` the result `text`, so the history stays well-formed."""
         ids = [c.id for c in message.tool_calls]
         for call_id in ids[ids.index(last_id) + 1:]:
-            self.history.append({"role": "tool", "tool_call_id": call_id, "content": "[error: cancelled]"})
+            self.history.append({"role": "tool", "tool_call_id": call_id, "content": text})
 
     async def _request(self, ui: Interaction) -> AssistantMessage:
         shown: Any = None  # the TextCallFilter, made at the first text (start-up time)
