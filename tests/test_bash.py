@@ -148,3 +148,10 @@ async def test_huge_output_cut_to_max_output_keeps_the_too_large_marker_and_the_
     omitted = int(lines[marker + 1].split("[... ")[1].split(" characters omitted")[0])
     shown = len(result.text) - len(lines[marker]) - len(lines[marker + 1]) - 2
     assert abs(omitted + shown - 14_888_896) < 100  # `seq 1 2000000` writes 14,888,896 bytes
+
+
+async def test_a_flood_of_output_is_stopped_before_it_fills_the_disk(tmp_path):
+    result = await Bash().run({"command": "yes"}, context(tmp_path, timeout=60, max_output=500))
+    assert result.failed
+    assert result.text.endswith("[error: the command wrote more than 256 MiB of output — stopped]")
+    await assert_none_left("^yes$")

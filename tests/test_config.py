@@ -144,10 +144,44 @@ def test_declared_tool_names(tmp_path, tools, problem):
 
 
 def test_self_referencing_alias(tmp_path):
-    assert "an alias refers to itself" in error_of(tmp_path, "a: &a [*a]\n")
+    assert error_of(tmp_path, "a: &a [*a]\n").endswith("agent.yaml:1: a: unknown key")
+    assert "tools[0]: input should be a dictionary" in error_of(tmp_path, "tools: &a [*a]\n")
 
 
 def test_openai_provider_needs_a_base_url(tmp_path, monkeypatch):
     monkeypatch.setenv("HOME", str(tmp_path))
     with pytest.raises(ConfigError, match=r"^--provider: provider: openai has no usual address — set baseUrl"):
         load_config(cwd=tmp_path, env={}, overrides={"provider": "openai"})
+
+
+@pytest.mark.parametrize("url,problem", [
+    ("http://127.0.0.1:8080/v1\n", "holds a space or a control character"),
+    (" http://127.0.0.1:8080/v1", "holds a space or a control character"),
+    ("http://127.0.0.1:8080/v1?x=1#f", "must not have a query or a fragment"),
+    ("http://", "e.g. http://127.0.0.1:8080/v1"),
+])
+def test_more_base_urls(tmp_path, monkeypatch, url, problem):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path, env={}, overrides={"baseUrl": url})
+    assert problem in str(info.value) and "\n" not in str(info.value).replace("\\n", "")
+
+
+def test_bad_provider_flag_is_named_as_the_flag(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    with pytest.raises(ConfigError, match=r"^--provider: provider: "):
+        load_config(cwd=tmp_path, env={}, overrides={"provider": "nope"})
+
+
+def test_dash_c_on_a_directory(tmp_path):
+    with pytest.raises(ConfigError, match="is a directory — -c takes the agent file itself"):
+        load_config(str(tmp_path), cwd=tmp_path, env={})
+
+
+def test_nested_aliases_cost_nothing(tmp_path):
+    levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i, name in enumerate("bcdefghi"):
+        prev = "abcdefghi"[i]
+        levels.append(f"{name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
+    msg = error_of(tmp_path, "\n".join(levels) + "\n")
+    assert msg.endswith("agent.yaml:1: a: unknown key")

@@ -200,3 +200,22 @@ def test_parse_timeout() -> None:
     assert [parse_timeout(v) for v in (None, 5, 2.5, "7", "10s", "1m30s", "500ms")] == [
         None, 5.0, 2.5, 7.0, 10.0, 90.0, 0.5,
     ]
+
+
+def test_entries_that_cannot_work_are_refused_when_built() -> None:
+    with pytest.raises(ValueError, match="the default 'b' is not one of its enum values"):
+        declared_tool_from_entry({"name": "t", "command": ["echo", "{{m}}"], "parameters": {
+            "m": {"type": "string", "optional": True, "enum": ["a"], "default": "b"}}})
+    with pytest.raises(ValueError, match="enum is empty"):
+        declared_tool_from_entry({"name": "t", "command": ["echo", "{{m}}"], "parameters": {
+            "m": {"type": "string", "enum": []}}})
+    with pytest.raises(ValueError, match="the command's program \\(its first item\\) is empty"):
+        declared_tool_from_entry({"name": "t", "command": [""]})
+
+
+async def test_an_empty_program_name_is_said_plainly(tmp_path: Path) -> None:
+    tool = declared_tool_from_entry({"name": "t", "command": ["{{prog}}"], "parameters": {
+        "prog": {"type": "string", "description": "Program."}}})
+    args, _ = coerce_tool_args(tool, {"prog": ""})
+    result = await tool.run(args, context(tmp_path))
+    assert result.failed and result.text.startswith('[error: "" cannot be started: the program name is empty]')

@@ -506,3 +506,13 @@ async def test_scripted_server_main(tmp_path):
     finally:
         proc.terminate()
         assert proc.wait(timeout=10) == 0
+
+
+async def test_a_password_in_the_url_is_not_shown():
+    from mm.llm.client import ChatClient
+    from mm.llm.types import LLMError
+
+    client = ChatClient("http://me:s3cret@127.0.0.1:9/v1", "m")
+    with pytest.raises(LLMError) as info:
+        await client.complete([{"role": "user", "content": "hi"}], [])
+    assert "s3cret" not in str(info.value) and "http://me:***@127.0.0.1:9/v1/chat/completions" in str(info.value)

@@ -31,6 +31,7 @@ def build_conversation(config: AgentConfig, client, cwd: Path) -> Conversation:
         max_turns=config.maxTurns,
     )
     if config.sessions.enabled:
+        from mm.llm.types import fix_surrogates
         from mm.sessions.store import SessionFile
 
         session = SessionFile(cwd / config.sessions.dir, meta={"cwd": str(cwd)})
@@ -38,8 +39,9 @@ def build_conversation(config: AgentConfig, client, cwd: Path) -> Conversation:
         def save(c: Conversation) -> None:
             try:
                 session.save(c.history, c.errors, asdict(c.totals))
-            except OSError as err:  # the turn's work stands; say why the file is missing
-                print(SESSION_NOT_SAVED.format(path=session.path, error=err.strerror or err), file=sys.stderr)
+            except (OSError, ValueError) as err:  # the turn's work stands; say why the file is missing
+                reason = getattr(err, "strerror", None) or err
+                print(fix_surrogates(SESSION_NOT_SAVED.format(path=session.path, error=reason)), file=sys.stderr)
 
         conv.on_turn_end = save
     return conv
@@ -85,7 +87,7 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
                                                       endpoint.provider), Path.cwd())
         ui = OneShotUI(config.previewLines, on_closed_output=conv.cancel)
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # a closed terminal too
             loop.add_signal_handler(sig, conv.cancel)
         done = await conv.run_turn(prompt, ui)
     finally:

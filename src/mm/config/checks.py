@@ -8,6 +8,7 @@ from typing import Callable
 
 from mm.config.schema import AgentConfig
 
+EXAMPLE_URL = "http://127.0.0.1:8080/v1"
 BUILTIN_TOOLS = ("bash", "read_file", "write_file", "edit_file")
 TOOL_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
@@ -31,17 +32,21 @@ def _base_url(config: AgentConfig, where: Where) -> str | None:
             return (f"{where(('provider',))}: provider: openai has no usual address — set baseUrl "
                     "(or --base-url URL) to the server's OpenAI-compatible endpoint")
         return None
+    at = f"{where(('baseUrl',))}: baseUrl: {url!r}"
+    if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
+        return f"{at} holds a space or a control character — write the URL alone, e.g. {EXAMPLE_URL}"
     try:
         parts = urlsplit(url)
         port = parts.port
     except ValueError as err:
-        return f"{where(('baseUrl',))}: baseUrl: {url!r} is not a URL ({err})"
+        return f"{at} is not a URL ({err})"
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        guess = url if "://" in url else f"http://{url}"
-        return (f"{where(('baseUrl',))}: baseUrl: {url!r} must start with http:// or https:// and name a host, "
-                f"e.g. {guess if guess.startswith(('http://', 'https://')) else 'http://127.0.0.1:8080/v1'}")
+        guess = f"http://{url}" if "://" not in url and url[:1].isalnum() else EXAMPLE_URL
+        return f"{at} must start with http:// or https:// and name a host, e.g. {guess}"
     if port == 0:
-        return f"{where(('baseUrl',))}: baseUrl: port 0 is not a port a server listens on"
+        return f"{at}: port 0 is not a port a server listens on"
+    if parts.query or parts.fragment:
+        return f"{at} must not have a query or a fragment: mm appends /chat/completions to it"
     return None
 
 
@@ -49,8 +54,10 @@ def _model_file(config: AgentConfig, where: Where) -> str | None:
     model = config.model
     if config.baseUrl or not model or not model.endswith(".gguf"):
         return None
-    if not Path(model).expanduser().is_file():
-        return f"{where(('model',))}: model: the model file {model} does not exist — give the path of a .gguf file"
+    path = Path(model).expanduser()
+    if not path.is_file():
+        problem = "is a directory" if path.is_dir() else "does not exist"
+        return f"{where(('model',))}: model: the model file {model} {problem} — give the path of a .gguf file"
     return None
 
 

@@ -32,6 +32,8 @@ def find_agent_file(explicit: str | None, cwd: Path) -> Path | None:
     """
     if explicit:
         path = Path(explicit).expanduser()
+        if path.is_dir():
+            raise ConfigError(f"{explicit}: is a directory — -c takes the agent file itself (e.g. {explicit}/agent.yaml)")
         if not path.is_file():
             raise ConfigError(f"{explicit}: no such agent file")
         return path
@@ -63,7 +65,7 @@ def load_config(explicit: str | None = None, cwd: Path | None = None,
     for key, value in (overrides or {}).items():
         if value is not None:
             data[key], sources[key] = value, FLAGS.get(key, key)
-    config = _validate(data, lines, path)
+    config = _validate(data, lines, path, sources)
 
     def where(loc: tuple) -> str:
         if loc[0] in sources:
@@ -109,22 +111,31 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, int]]:
     return data, lines
 
 
-def _index_lines(node: Any, prefix: tuple, out: dict[tuple, int]) -> None:
-    """Record the 1-based line of every key and list item below `node`."""
+def _index_lines(node: Any, prefix: tuple, out: dict[tuple, int], seen: set[int] | None = None) -> None:
+    """Record the 1-based line of every key and list item below `node`.
+
+    A node reached again through an alias is not walked twice, so nested aliases (the
+    "billion laughs") cost nothing here.
+    """
     import yaml
 
+    seen = set() if seen is None else seen
+    if id(node) in seen:
+        return
+    seen.add(id(node))
     if isinstance(node, yaml.MappingNode):
         for key_node, value_node in node.value:
             path = prefix + (key_node.value,)
             out[path] = key_node.start_mark.line + 1
-            _index_lines(value_node, path, out)
+            _index_lines(value_node, path, out, seen)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             out[prefix + (i,)] = item.start_mark.line + 1
-            _index_lines(item, prefix + (i,), out)
+            _index_lines(item, prefix + (i,), out, seen)
 
 
-def _validate(data: dict[str, Any], lines: dict[tuple, int], path: Path | None) -> AgentConfig:
+def _validate(data: dict[str, Any], lines: dict[tuple, int], path: Path | None,
+              sources: dict[str, str]) -> AgentConfig:
     if path is None and _only_names(data):
         return AgentConfig(**data)  # the common case: no file, nothing to check (no pydantic import)
     from pydantic import ValidationError
@@ -133,7 +144,7 @@ def _validate(data: dict[str, Any], lines: dict[tuple, int], path: Path | None) 
         return agent_config_adapter().validate_python(data)
     except ValidationError as err:
         first = err.errors()[0]
-        raise ConfigError(_describe(first, lines, path)) from None
+        raise ConfigError(_describe(first, lines, path, sources)) from None
 
 
 def agent_config_adapter() -> Any:
@@ -157,7 +168,7 @@ def _only_names(data: dict[str, Any]) -> bool:
             and data.get("provider", "openai") in get_args(Provider))
 
 
-def _describe(error: dict, lines: dict[tuple, int], path: Path | None) -> str:
+def _describe(error: dict, lines: dict[tuple, int], path: Path | None, sources: dict[str, str]) -> str:
     loc = tuple(error["loc"])
     key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
     line = None
@@ -166,6 +177,8 @@ def _describe(error: dict, lines: dict[tuple, int], path: Path | None) -> str:
             line = lines[loc[:n]]
             break
     where = f"{path}:{line}" if path is not None and line else (str(path) if path else "configuration")
+    if loc and loc[0] in sources:  # set by a flag or a variable, not by the file
+        where = sources[loc[0]]
     if error["type"] in ("extra_forbidden", "unexpected_keyword_argument"):
         problem = "unknown key" + _suggestion(loc)
     else:

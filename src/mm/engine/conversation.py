@@ -12,7 +12,7 @@ from mm.engine.events import (Composing, Interaction, Recap, TextChunk, ThoughtC
                               UsageReport)
 from mm.engine.loops import LoopDetector, RunawayError, check_runaway
 from mm.engine.toolrun import Permissions, run_call
-from mm.llm.types import AssistantMessage, LLMError, StreamDelta, Usage
+from mm.llm.types import AssistantMessage, LLMError, StreamDelta, Usage, fix_surrogates
 from mm.tools.base import Settings, ToolContext
 from mm.tools.registry import Registry
 
@@ -73,7 +73,7 @@ class Conversation:
         they end the turn with stop_reason "error" and the one-line `error` text.
         """
         self._cancel = asyncio.Event()
-        self.history.append({"role": "user", "content": prompt})
+        self.history.append({"role": "user", "content": fix_surrogates(prompt)})
         recap = Recap()
         try:
             done = await self._loop(ui, recap)
@@ -95,6 +95,7 @@ class Conversation:
                 return TurnDone("cancelled", recap)
             except (LLMError, RunawayError) as err:
                 return TurnDone("error", recap, error=str(err))
+            _repair(message)
             self.history.append(message.to_history())
             if message.usage is not None:
                 self.totals.add(message.usage)
@@ -159,6 +160,15 @@ class Conversation:
         if rest:
             ui.emit(TextChunk(rest))
         return message
+
+
+def _repair(message: AssistantMessage) -> None:
+    """Make the message's text encodable (a server may split an emoji between two chunks)."""
+    message.content = fix_surrogates(message.content)
+    message.reasoning = fix_surrogates(message.reasoning)
+    for call in message.tool_calls:
+        call.arguments = fix_surrogates(call.arguments)
+        call.raw_arguments = fix_surrogates(call.raw_arguments)
 
 
 class _Cancelled(Exception):

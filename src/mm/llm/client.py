@@ -15,7 +15,7 @@ import time
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 from urllib.parse import urlsplit
 
-from mm.llm.types import AssistantMessage, LLMError, StreamDelta, one_line
+from mm.llm.types import AssistantMessage, LLMError, StreamDelta, one_line, shown_url
 
 if TYPE_CHECKING:
     from mm.llm.stream import StreamAssembler
@@ -137,7 +137,8 @@ class ChatClient:
         return self._client
 
     def _error(self, kind: str, template: str, **fields: Any) -> LLMError:
-        return LLMError(kind, one_line(template.format(url=self.url, **fields), 600), self.url)  # type: ignore[arg-type]
+        url = shown_url(self.url)
+        return LLMError(kind, one_line(template.format(url=url, **fields), 600), url)  # type: ignore[arg-type]
 
     async def _read(self, response: Any, tools: list[dict], on_delta: Any) -> AssistantMessage:
         """Read an event stream, or a whole JSON answer when the body starts with `{`."""
@@ -145,7 +146,7 @@ class ChatClient:
 
         from mm.llm.stream import StreamAssembler  # after the request is sent: start-up time
 
-        assembler = StreamAssembler(tools, on_delta, self.url)
+        assembler = StreamAssembler(tools, on_delta, shown_url(self.url))
         lines = response.aiter_lines()
         first = ""
         async for line in lines:

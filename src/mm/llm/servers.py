@@ -13,7 +13,7 @@ from typing import Any
 from urllib.parse import quote, urlsplit
 
 from mm.llm.client import UNREACHABLE, connect_cause
-from mm.llm.types import LLMError
+from mm.llm.types import LLMError, shown_url
 
 CANDIDATES: list[tuple[str, str]] = [
     ("http://127.0.0.1:8080/v1", "llamacpp"),
@@ -41,15 +41,15 @@ async def list_models(base_url: str, timeout: float = 5.0, api_key: str | None =
         async with httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(url), verify=url.startswith("https:")) as client:
             response = await client.get(url, headers=headers)
     except httpx.HTTPError as err:
-        raise LLMError("unreachable", UNREACHABLE.format(url=url, cause=connect_cause(err)), url) from None
+        raise LLMError("unreachable", UNREACHABLE.format(url=shown_url(url), cause=connect_cause(err)), url) from None
     if response.status_code >= 400:
-        raise LLMError("server_error", LIST_FAILED.format(url=url, status=response.status_code), url)
+        raise LLMError("server_error", LIST_FAILED.format(url=shown_url(url), status=response.status_code), url)
     try:
         body = response.json()
     except ValueError:
         body = None
     if not isinstance(body, dict):
-        raise LLMError("malformed_stream", NOT_A_LIST.format(url=url), url)
+        raise LLMError("malformed_stream", NOT_A_LIST.format(url=shown_url(url)), url)
     names: list[str] = []
     for entry in (body.get("data") or []) + (body.get("models") or []):
         if isinstance(entry, dict):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -102,3 +103,34 @@ def one_line(text: str, limit: int = 400) -> str:
     """`text` on one line (runs of whitespace become one space), cut to `limit` characters."""
     text = " ".join(str(text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def fix_surrogates(value: Any) -> Any:
+    """`value` with UTF-16 surrogates made valid: a split pair joined, a lone one replaced by U+FFFD.
+
+    Strings in dicts and lists are fixed too. Lone surrogates come from servers that cut an emoji
+    between two chunks and from file names that are not UTF-8; they cannot be encoded, so the
+    next request or the terminal would fail on them.
+    """
+    if isinstance(value, str):
+        if _SURROGATE.search(value) is None:
+            return value
+        return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    if isinstance(value, dict):
+        return {fix_surrogates(k): fix_surrogates(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [fix_surrogates(v) for v in value]
+    return value
+
+
+def shown_url(url: str) -> str:
+    """`url` as messages show it: a password in it (`user:pw@host`) replaced by `***`."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, host = rest.partition("@")
+    if not at or "/" in userinfo:
+        return url
+    user = userinfo.split(":", 1)[0]
+    return f"{scheme}{sep}{user}:***@{host}"

@@ -25,6 +25,8 @@ def start_failure_reason(program: str, err: OSError) -> str:
     `err` is the OSError raised by the spawn. Used by bash and declared tools
     (mm-tools.md §Declared tools, Program not found).
     """
+    if not program:
+        return "the program name is empty"
     if isinstance(err, FileNotFoundError) and "/" not in program:
         return "executable file not found in $PATH"
     return (err.strerror or str(err)).lower()

@@ -86,7 +86,10 @@ def _to_number(value: Any, integer: bool) -> int | float:
         if integer:
             if not _INTEGER_TEXT.fullmatch(text):
                 raise CoercionError
-            return int(float(text)) if "." in text else int(text)
+            try:
+                return int(float(text)) if "." in text else int(text)
+            except (ValueError, OverflowError):  # thousands of digits: not a number a tool takes
+                raise CoercionError from None
         if not text:
             raise CoercionError
         try:

@@ -131,7 +131,7 @@ class DeclaredTool:
             outcome = await run_process(argv, cwd=ctx.cwd, timeout=timeout, cancelled=ctx.cancelled)
         except OSError as err:
             reason = start_failure_reason(argv[0], err)
-            return ToolResult(CANNOT_START.format(program=argv[0], reason=reason), failed=True)
+            return ToolResult(CANNOT_START.format(program=argv[0] or '""', reason=reason), failed=True)
         text, failed = format_outcome(outcome, timeout=timeout, max_output=ctx.settings.max_output)
         return ToolResult(text, failed=failed)
 
@@ -163,6 +163,10 @@ def _param_from(name: str, spec: Any, tool: str) -> tuple[Param, list[Any] | Non
             enum = [coerce_value(ptype, v) for v in enum]
     except CoercionError:
         raise ValueError(f"tool {tool}: parameter {name}: default or enum is not of type {ptype}") from None
+    if enum is not None and not enum:
+        raise ValueError(f"tool {tool}: parameter {name}: enum is empty — list the allowed values")
+    if enum and default is not None and default not in enum:
+        raise ValueError(f"tool {tool}: parameter {name}: the default {default!r} is not one of its enum values")
     required = not spec.get("optional", False)
     description = str(spec.get("description") or "")
     return Param(name, ptype, description, required=required, default=default), enum
@@ -182,6 +186,8 @@ def declared_tool_from_entry(entry: dict) -> DeclaredTool:
     command = entry.get("command")
     if not isinstance(command, list) or not command or not all(isinstance(a, str) for a in command):
         raise ValueError(f"tool {name}: command must be a non-empty list of strings")
+    if not command[0].strip():
+        raise ValueError(f"tool {name}: the command's program (its first item) is empty")
     params: list[Param] = []
     enums: dict[str, list[Any]] = {}
     for pname, spec in (entry.get("parameters") or {}).items():

@@ -6,6 +6,7 @@ file keeps its carriage returns and a file without a final newline stays without
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -16,6 +17,7 @@ BOM = "\ufeff"
 NOT_UTF8 = "{path} is not UTF-8 text — edit_file and write_file only change UTF-8 text files"
 BINARY = "{path} is a binary file — edit_file and write_file only change text files"
 IS_DIR = "{path} is a directory, not a file"
+NOT_REGULAR = "{path} is a {kind}, not a regular file — the file tools read and write regular files only"
 DEFAULT_UMASK = 0o022
 
 
@@ -62,6 +64,9 @@ def read_text(path: Path, shown: str) -> TextFile:
     """
     if path.is_dir():
         raise TextFileError(IS_DIR.format(path=shown))
+    kind = special_kind(path)
+    if kind:
+        raise TextFileError(NOT_REGULAR.format(path=shown, kind=kind))
     data = path.read_bytes()
     if b"\0" in data:
         raise TextFileError(BINARY.format(path=shown))
@@ -73,6 +78,23 @@ def read_text(path: Path, shown: str) -> TextFile:
     if bom:
         text = text[1:]
     return TextFile(text=text, bom=bom, eol=line_endings(text))
+
+
+def special_kind(path: Path) -> str | None:
+    """What `path` is when it exists but is neither a regular file nor a directory, else None.
+
+    Opening a named pipe blocks for ever and a device can be endless (/dev/zero): the file tools
+    refuse them instead, and never replace one by a regular file.
+    """
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None
+    for test, kind in ((stat.S_ISFIFO, "named pipe"), (stat.S_ISCHR, "character device"),
+                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):
+        if test(mode):
+            return kind
+    return None
 
 
 def _umask() -> int:
@@ -97,8 +119,10 @@ def write_text_atomic(path: Path, text: str) -> None:
     """
     target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
+    owner = None
     try:
-        mode = stat.S_IMODE(target.stat().st_mode)
+        st = target.stat()
+        mode, owner = stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)
     except FileNotFoundError:
         mode = 0o666 & ~_umask()
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
@@ -108,6 +132,9 @@ def write_text_atomic(path: Path, text: str) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
+        if owner is not None and owner != (os.getuid(), os.getgid()):
+            with contextlib.suppress(OSError):  # keeps the owner when allowed (root); else the new file is ours
+                os.chown(tmp, *owner)
         os.replace(tmp, target)
     except BaseException:
         try:

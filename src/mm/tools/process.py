@@ -21,6 +21,8 @@ TIMEOUT_LINE = "[error: {timeout} timeout exceeded]"
 CANCELLED_LINE = "[error: cancelled]"
 EXIT_STATUS_LINE = "[exit code: exit status {code}]"
 EXIT_SIGNAL_LINE = "[exit code: signal: {name}]"
+OUTPUT_CAP_BYTES = 256 * 1024 * 1024  # beyond this the command is stopped: only 2 MiB are ever read back
+OUTPUT_CAP_LINE = "[error: the command wrote more than 256 MiB of output — stopped]"
 OUTPUT_CUT_MARKER = "[... {omitted} characters omitted: the output is longer than maxOutput ({limit}) ...]"
 
 
@@ -36,6 +38,7 @@ class ProcessOutcome:
     returncode: int | None
     timed_out: bool = False
     cancelled: bool = False
+    flooded: bool = False  # stopped for writing more than OUTPUT_CAP_BYTES
     size: int = 0  # bytes the command wrote in all (more than `output` holds when it was too large)
 
 
@@ -114,27 +117,37 @@ async def run_process(
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
         )
-        timed_out = was_cancelled = False
+        timed_out = was_cancelled = flooded = False
         exited = asyncio.ensure_future(proc.wait())
         cancel_wait = asyncio.ensure_future(cancelled.wait())
+        flood = asyncio.ensure_future(_grows_past(out, OUTPUT_CAP_BYTES))
         try:
             done, _ = await asyncio.wait(
-                {exited, cancel_wait}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
+                {exited, cancel_wait, flood}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
             )
             if exited not in done:
                 was_cancelled = cancel_wait in done
-                timed_out = not was_cancelled
+                flooded = flood in done and not was_cancelled
+                timed_out = not (was_cancelled or flooded)
                 _kill_group(proc.pid)
                 await exited
         finally:
             cancel_wait.cancel()
+            flood.cancel()
             if proc.returncode is None:  # the awaiting task was cancelled
                 _kill_group(proc.pid)
                 exited.cancel()
         output = await asyncio.to_thread(_read_back, out)
         size = os.fstat(out.fileno()).st_size
-    returncode = None if (timed_out or was_cancelled) else proc.returncode
-    return ProcessOutcome(output, returncode, timed_out=timed_out, cancelled=was_cancelled, size=size)
+    returncode = None if (timed_out or was_cancelled or flooded) else proc.returncode
+    return ProcessOutcome(output, returncode, timed_out=timed_out, cancelled=was_cancelled, flooded=flooded,
+                          size=size)
+
+
+async def _grows_past(f: BinaryIO, limit: int, every: float = 0.25) -> None:
+    """Return once the file `f` holds more than `limit` bytes (checked every `every` seconds)."""
+    while os.fstat(f.fileno()).st_size <= limit:
+        await asyncio.sleep(every)
 
 
 def _cut_middle(text: str, budget: int, limit: int, size: int = 0) -> str:
@@ -178,6 +191,8 @@ def format_outcome(outcome: ProcessOutcome, *, timeout: float, max_output: int) 
         ending = TIMEOUT_LINE.format(timeout=format_seconds(timeout))
     elif outcome.cancelled:
         ending = CANCELLED_LINE
+    elif outcome.flooded:
+        ending = OUTPUT_CAP_LINE
     elif outcome.returncode is not None and outcome.returncode < 0:
         ending = EXIT_SIGNAL_LINE.format(name=signal_name(-outcome.returncode))
     elif outcome.returncode:

@@ -137,6 +137,11 @@ class ReadFile:
             return fail(NOT_FOUND.format(path=path_text))
         if path.is_dir():
             return fail(_directory_text(path_text, path))
+        from mm.tools.fs import NOT_REGULAR, special_kind  # on first use: start-up time
+
+        special = special_kind(path)
+        if special:
+            return fail(NOT_REGULAR.format(path=path_text, kind=special))
         refusal = _check_range(start, end)
         if refusal:
             return fail(refusal)

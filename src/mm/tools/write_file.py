@@ -21,6 +21,7 @@ CANNOT_WRITE = "{path}: cannot write the file — {error}; nothing was written"
 PARENT_IS_FILE = "{path}: cannot create it — {parent} is a file, not a directory; nothing was written"
 UNCHANGED = "{path}: unchanged — the file already has exactly this content; nothing was written"
 CREATED = "{path}: created · {lines} line{s}"
+TRAILING_SLASH = "{path}: the path ends with a slash — give the path of a file, e.g. {path}notes.txt; nothing was written"
 REPLACED = "{path}: replaced · +{added} -{deleted} lines · first change at line {line}"
 REPLACED_NOT_TEXT = "{path}: replaced · {lines} line{s} (the previous content was not UTF-8 text: no diff)"
 
@@ -74,7 +75,8 @@ def write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     """Write `args["content"]` to `args["path"]`; return the headline and, for a replaced
     file, the numbered diff against the previous content (mm-tools.md §write_file)."""
     from mm.tools.diff import diff_texts, fit, split_lines  # on first use: start-up time
-    from mm.tools.fs import BOM, TextFileError, line_endings, read_text, write_text_atomic
+    from mm.tools.fs import (BOM, NOT_REGULAR, TextFileError, line_endings, read_text, special_kind,
+                             write_text_atomic)
 
     path = args.get("path")
     if not isinstance(path, str) or not path.strip():
@@ -85,6 +87,12 @@ def write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
     where = Path(os.path.abspath(ctx.resolve(path)))
     if where.is_dir():
         return ToolResult(IS_DIR.format(path=path), failed=True, locations=[where])
+    if path.endswith(("/", os.sep)):
+        return ToolResult(TRAILING_SLASH.format(path=path), failed=True)
+    special = special_kind(where)
+    if special:
+        return ToolResult(NOT_REGULAR.format(path=path, kind=special) + "; nothing was written", failed=True,
+                          locations=[where])
     blocker = _file_in_the_way(where)
     if blocker is not None:
         return ToolResult(PARENT_IS_FILE.format(path=path, parent=_shown(blocker, ctx.cwd)), failed=True)

@@ -9,6 +9,7 @@ from typing import Any, Callable, TextIO
 from mm.engine.events import (Event, PermissionAnswer, TextChunk, ToolCallDone, ToolCallStarted,
                               TurnDone)
 from mm.engine.recap import recap_line
+from mm.llm.types import fix_surrogates
 from mm.ui.render import call_header, preview, shown_output
 
 EMPTY_ANSWER = "mm: the model's answer was empty"
@@ -59,6 +60,7 @@ class OneShotUI:
     def _write_answer(self, text: str) -> None:
         if not text or self.closed_output:
             return
+        text = fix_surrogates(text)
         self._answered = self._answered or bool(text.strip())
         try:
             self.out.write(text)
@@ -82,7 +84,7 @@ class OneShotUI:
 
     def _note(self, line: str) -> None:
         try:
-            self.err.write(line + "\n")
+            self.err.write(fix_surrogates(line) + "\n")
             self.err.flush()
         except BrokenPipeError:
             pass
