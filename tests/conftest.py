@@ -21,3 +21,12 @@ def scripted_server():
     """A started ScriptedServer on 127.0.0.1, stopped after the test."""
     with ScriptedServer() as srv:
         yield srv
+
+
+@pytest.fixture
+def web():
+    """A started loopback WebServer (tests/web_server.py), stopped after the test."""
+    from web_server import WebServer
+
+    with WebServer() as srv:
+        yield srv

@@ -57,6 +57,25 @@ class SessionsConfig:
 
 
 @dataclass
+class WebCrawlerConfig:
+    """The `web_crawler` tool (`webCrawler:`; mnemo-tools.md, Conditional tools; docs/web.md)."""
+
+    __pydantic_config__ = FORBID
+    enabled: bool | None = None  # None: the variable ENABLE_WEB_CRAWL decides
+    allowedHosts: list[str] = field(default_factory=list)  # names, *.names, addresses, CIDR ranges
+
+
+@dataclass
+class WebSearchConfig:
+    """The `web_search` tool (`webSearch:`; mnemo-tools.md, Conditional tools; docs/web.md)."""
+
+    __pydantic_config__ = FORBID
+    enabled: bool | None = None  # None: the variable ENABLE_WEB_SEARCH decides
+    apiKey: str | None = None  # None: the variable BRAVE_API_KEY
+    endpoint: str = "https://api.search.brave.com/res/v1/web/search"
+
+
+@dataclass
 class AgentConfig:
     """The whole agent file. Keys are camelCase, as in the references."""
 
@@ -79,6 +98,9 @@ class AgentConfig:
     maxTokens: Annotated[int, Ge(1)] | None = None
     tools: list[DeclaredToolEntry] = field(default_factory=list)
     sessions: SessionsConfig = field(default_factory=SessionsConfig)
+    fetchContentTool: bool = False
+    webCrawler: WebCrawlerConfig = field(default_factory=WebCrawlerConfig)
+    webSearch: WebSearchConfig = field(default_factory=WebSearchConfig)
 
 
 def constraint_names() -> dict[str, Any]:

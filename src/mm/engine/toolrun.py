@@ -8,7 +8,7 @@ from typing import Any
 
 from mm.engine.events import Interaction, ToolCallDone, ToolCallStarted
 from mm.engine.loops import LOOP_DETECTED, LoopDetector
-from mm.llm.types import ToolCall
+from mm.llm.types import ToolCall, fix_surrogates
 from mm.tools.base import ToolContext, ToolResult
 from mm.tools.registry import Registry
 
@@ -64,7 +64,10 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
         result = ToolResult(invalid_call_message(tool.name, tool.params, call.raw_arguments[:2000], [fault],
                                                  getattr(tool, "enums", None)), failed=True)
     else:
-        coerced, problem = coerce_tool_args(tool, call.arguments)
+        try:
+            coerced, problem = coerce_tool_args(tool, call.arguments)
+        except Exception as err:  # a coercer bug must not end the turn
+            coerced, problem = None, f"[error: {tool.name}: the arguments could not be read: {type(err).__name__}: {err}]"
         if problem is not None:
             result = ToolResult(problem, failed=True)
         else:
@@ -78,7 +81,9 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
         result.text, result.failed = outcome.stop_error, True
     elif verdict.action == "append":
         result.text = f"{result.text.rstrip(chr(10))}\n{LOOP_DETECTED}" if result.text else LOOP_DETECTED
-    ui.emit(ToolCallDone(call.id, call.name, arguments, result))
+    result.text = fix_surrogates(result.text)  # a file name that is not UTF-8, say
+    shown = arguments if call.arguments is not None else call.raw_arguments  # what was sent, for display
+    ui.emit(ToolCallDone(call.id, call.name, shown, result))
     return outcome
 
 
@@ -86,7 +91,7 @@ async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext,
                          permissions: Permissions, yolo: bool, call_id: str) -> ToolResult:
     title = tool.title(arguments) if callable(getattr(tool, "title", None)) else None
     ui.emit(ToolCallStarted(call_id, tool.name, arguments, title))
-    if tool.needs_permission and not yolo and tool.name not in permissions.always_allow:
+    if _needs_permission(tool, arguments) and not yolo and tool.name not in permissions.always_allow:
         allowed = False
         if tool.name not in permissions.always_reject:
             answer = await ui.request_permission(tool.name, arguments, _preview(tool.name, arguments))
@@ -101,6 +106,13 @@ async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext,
         return await tool.run(arguments, ctx)
     except Exception as err:  # a tool bug must not end the turn: the model reads it
         return ToolResult(f"[error: {tool.name} failed: {type(err).__name__}: {err}]", failed=True)
+
+
+def _needs_permission(tool: Any, arguments: dict[str, Any]) -> bool:
+    """The tool's own per-call answer (`requires_permission(args)`, e.g. fetch_content only with
+    `output`) when it has one, else its static `needs_permission`."""
+    per_call = getattr(tool, "requires_permission", None)
+    return bool(per_call(arguments)) if callable(per_call) else bool(tool.needs_permission)
 
 
 def _preview(name: str, arguments: dict[str, Any]) -> str:

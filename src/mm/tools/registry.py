@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import asdict
+from typing import Mapping
 
 from mm.config.schema import AgentConfig
 from mm.tools.base import Tool, schema_of
@@ -38,8 +40,22 @@ class Registry:
         return out
 
 
-def build_registry(config: AgentConfig) -> Registry:
-    """Declare the tools the configuration asks for (mm-tools.md: bashTool, editTools, tools:)."""
+TRUTHY = ("1", "true", "yes", "on")
+
+
+def switched_on(key: bool | None, variable: str | None) -> bool:
+    """An agent-file switch (`key`, None when unset) wins; unset, the environment `variable`
+    (its value, or None) is on when it reads 1, true, yes or on (any case)."""
+    if key is not None:
+        return key
+    return (variable or "").strip().lower() in TRUTHY
+
+
+def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None) -> Registry:
+    """Declare the tools the configuration asks for (mm-tools.md: bashTool, editTools,
+    fetchContentTool, tools:; mnemo-tools.md: web_crawler, web_search). `env` (default
+    os.environ) holds ENABLE_WEB_CRAWL, ENABLE_WEB_SEARCH and BRAVE_API_KEY."""
+    env = os.environ if env is None else env
     tools: list[Tool] = []
     if config.bashTool:
         from mm.tools.bash import Bash
@@ -51,6 +67,7 @@ def build_registry(config: AgentConfig) -> Registry:
         from mm.tools.write_file import WriteFile
 
         tools += [ReadFile(), WriteFile(), EditFile()]
+    tools += _web_tools(config, env)
     if config.tools:
         from mm.tools.declared import declared_tool_from_entry
 
@@ -60,3 +77,23 @@ def build_registry(config: AgentConfig) -> Registry:
                 tools.append(declared_tool_from_entry(asdict(entry)))
                 taken.add(entry.name)
     return Registry(tools)
+
+
+def _web_tools(config: AgentConfig, env: Mapping[str, str]) -> list[Tool]:
+    """fetch_content, web_crawler and web_search, each when switched on (imported only then)."""
+    tools: list[Tool] = []
+    if config.fetchContentTool:
+        from mm.tools.web.fetch_content import FetchContent
+
+        tools.append(FetchContent())
+    if switched_on(config.webCrawler.enabled, env.get("ENABLE_WEB_CRAWL")):
+        from mm.tools.web.web_crawler import WebCrawler
+
+        tools.append(WebCrawler(allowed_hosts=list(config.webCrawler.allowedHosts)))
+    search = config.webSearch
+    key = search.apiKey or env.get("BRAVE_API_KEY")
+    if key and switched_on(search.enabled, env.get("ENABLE_WEB_SEARCH")):
+        from mm.tools.web.web_search import WebSearch
+
+        tools.append(WebSearch(api_key=key, endpoint=search.endpoint))
+    return tools

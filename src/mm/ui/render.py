@@ -5,15 +5,23 @@ from __future__ import annotations
 from typing import Any
 
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
+# Control characters shown in caret notation (ESC as ^[), so output cannot drive the terminal.
+_VISIBLE = {c: f"^{chr(c + 64)}" for c in range(32) if chr(c) not in "\t\n"} | {127: "^?"}
+WEB_TOOLS = frozenset({"fetch_content", "web_crawler"})
 NO_OUTPUT = "(no output)"
 
 
 def call_header(name: str, arguments: Any, title: str | None = None) -> str:
-    """The line shown for a call: `🛠️  bash: <command>`, `📝 edit_file: <path>`, or `🧰 <name>: …`.
+    """The line shown for a call: `🛠️  bash: <command>`, `📝 edit_file: <path>`,
+    `🌐 fetch_content: <url>` (`→ <file>` with output), or `🧰 <name>: …`.
 
     `title` is the tool's own (a declared tool's `<name>: <argv>`); a call that could not run
     (unknown tool, invalid arguments) shows its input as sent (mm-tools.md §Declared tools).
     """
+    return _header(name, arguments, title).translate(_VISIBLE)
+
+
+def _header(name: str, arguments: Any, title: str | None) -> str:
     args = arguments if isinstance(arguments, dict) else {}
     if name == "bash" and "command" in args:
         return f"🛠️  bash: {args['command']}"
@@ -22,6 +30,11 @@ def call_header(name: str, arguments: Any, title: str | None = None) -> str:
         if name == "read_file" and (args.get("start") or args.get("end")):
             extra = f" (lines {args.get('start') or 1}-{args.get('end') or 'end'})"
         return f"📝 {name}: {args['path']}{extra}"
+    if name in WEB_TOOLS and "url" in args:
+        target = f" → {args['output']}" if name == "fetch_content" and args.get("output") else ""
+        return f"🌐 {name}: {args['url']}{target}"
+    if name == "web_search" and "query" in args:
+        return f'🔎 web_search: "{args["query"]}"'
     if title:
         return f"🧰 {title}"
     return f"🧰 {name}: {_compact(arguments)}"
@@ -47,7 +60,7 @@ def preview(text: str, lines: int, dim: bool) -> str:
         out = shown[:lines]
         if len(shown) > lines:
             out.append(f"… ({len(shown) - lines} more line(s))")
-    body = "\n".join("   " + ln for ln in out)
+    body = "\n".join("   " + ln for ln in out).translate(_VISIBLE)
     return f"\x1b[2m{body}\x1b[0m" if dim else body
 
 

@@ -1,0 +1,72 @@
+"""Benchmark mm.webmd on the real pages of shared/corpus/web-pages, against markdownify.
+
+Run: .venv/bin/python bench/webmd.py [rounds]     (markdownify: the `bench` extra)
+
+Decodes every page once, then converts the whole corpus `rounds` times (default 3) with
+`mm.webmd.html_to_markdown` (parse, clean, html-to-markdown, finish) and with markdownify's
+`markdownify()` on the same decoded text, in the same run. Prints the best round of each in
+ms per MB of HTML, the ratio, and also the time of html-to-markdown's bare `convert` (no
+cleaning) to show what the cleaning costs. Nothing is written.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from mm.webmd import decode_html, html_to_markdown
+
+SHARED = Path(os.environ.get("MM_SHARED") or Path(__file__).resolve().parents[2] / "shared")
+CORPUS = SHARED / "corpus" / "web-pages"
+
+
+def load_pages() -> list[str]:
+    """Every corpus page decoded as fetch_content decodes it (no Content-Type header)."""
+    return [decode_html((d / "source.html").read_bytes(), None)
+            for d in sorted(CORPUS.iterdir()) if (d / "source.html").is_file()]
+
+
+def best_round(convert, pages: list[str], rounds: int) -> float:
+    """The fastest of `rounds` conversions of all `pages` with `convert` (str → str), seconds."""
+    best = float("inf")
+    for _ in range(rounds):
+        start = time.perf_counter()
+        for page in pages:
+            convert(page)
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def bare_convert(page: str) -> str:
+    """html-to-markdown alone, with its defaults: the floor under mm.webmd."""
+    from html_to_markdown import convert
+
+    return convert(page).content or ""
+
+
+def main() -> None:
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 3
+    pages = load_pages()
+    megabytes = sum(len(p.encode("utf-8")) for p in pages) / 1e6
+    print(f"corpus: {len(pages)} pages, {megabytes:.2f} MB of HTML (UTF-8), best of {rounds} rounds")
+    mm_seconds = best_round(lambda p: html_to_markdown(p, base_url="https://example.com/"),
+                            pages, rounds)
+    bare_seconds = best_round(bare_convert, pages, rounds)
+    rows = [("mm.webmd.html_to_markdown", mm_seconds),
+            ("html-to-markdown convert (bare)", bare_seconds)]
+    try:
+        from markdownify import markdownify
+    except ImportError:
+        print("markdownify is not installed (pip install -e '.[bench]'): no baseline")
+    else:
+        rows.append(("markdownify (baseline)", best_round(markdownify, pages, rounds)))
+    base = rows[-1][1]
+    for label, seconds in rows:
+        print(f"{label:<34} {seconds * 1000 / megabytes:8.1f} ms/MB   "
+              f"{base / seconds:5.1f}× the baseline's speed")
+
+
+if __name__ == "__main__":
+    main()

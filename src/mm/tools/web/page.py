@@ -1,0 +1,96 @@
+"""From a downloaded page to Markdown, shared by fetch_content and web_crawler
+(mm-tools.md §fetch_content: Encoding, Conversion, Result, `maxOutput`)."""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import suppress
+from dataclasses import dataclass
+from typing import Any, Awaitable
+
+from mm.tools.web.errors import CONVERSION, FetchError
+from mm.tools.web.fetch import Fetcher, Page
+
+CANCELLED = "[error: cancelled]"  # as bash (mm-tools.md §bash, Cancellation)
+THREAD_BYTES = 256 * 1024  # a larger page is decoded and converted in a thread
+UNDECODABLE = "{url} cannot be decoded: {why}"
+UNCONVERTIBLE = "{url} cannot be converted to Markdown: {why}"
+CUT = ("[... truncated to maxOutput ({limit} characters): {shown} of {total} characters shown"
+       "{hint} ...]")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Conversion options, the fields of fetch_content: `base_url` (None: the page's final URL),
+    `tables` ("html" or "flatten"), `strikethrough`, `task_list`."""
+
+    base_url: str | None = None
+    tables: str = "html"
+    strikethrough: bool = False
+    task_list: bool = False
+
+
+async def fetch_markdown(fetcher: Fetcher, url: str, options: Options) -> tuple[Page, str]:
+    """Download `url` (str) with `fetcher` and return the page and its Markdown ("" when no text
+    content is left). Raises FetchError: the fetch's own, or code 1 when the page cannot be
+    decoded or converted."""
+    page = await fetcher.fetch(url)
+    if len(page.body) > THREAD_BYTES:
+        return page, await asyncio.to_thread(_convert, page, options)
+    return page, _convert(page, options)
+
+
+def _convert(page: Page, options: Options) -> str:
+    from mm.webmd import decode_html, html_to_markdown  # on first use (start-up time)
+
+    try:
+        html = decode_html(page.body, page.content_type)
+    except (UnicodeError, LookupError, ValueError) as err:
+        raise FetchError(CONVERSION, UNDECODABLE.format(url=page.url, why=err)) from None
+    try:
+        markdown = html_to_markdown(html, base_url=options.base_url or page.url, tables=options.tables,
+                                    strikethrough=options.strikethrough, task_list=options.task_list)
+    except (ValueError, TypeError, RuntimeError, RecursionError) as err:
+        raise FetchError(CONVERSION, UNCONVERTIBLE.format(url=page.url, why=err)) from None
+    return markdown if markdown.strip() else ""
+
+
+def cut_to(text: str, limit: int, hint: str = "") -> str:
+    """`text` (str) within `limit` characters: whole when it fits, else its start (cut back to a
+    whole line when that keeps at least half) and the CUT marker on its own line. `hint` (str)
+    ends the marker's sentence."""
+    if len(text) <= limit:
+        return text
+    big = len(str(len(text)))
+    room = max(limit - len(CUT.format(limit=limit, shown="9" * big, total=len(text), hint=hint)) - 1, 0)
+    head = text[:room]
+    line_end = head.rfind("\n")
+    if line_end >= room // 2:
+        head = head[:line_end + 1]
+    shown = len(head)
+    if head and not head.endswith("\n"):
+        head += "\n"
+    return head + CUT.format(limit=limit, shown=shown, total=len(text), hint=hint)
+
+
+class Cancelled(Exception):
+    """The turn was cancelled while a web tool was waiting; the tool returns CANCELLED."""
+
+
+async def unless_cancelled(work: Awaitable[Any], cancelled: asyncio.Event) -> Any:
+    """Await `work` and return its result, unless `cancelled` (the turn's event) is set first:
+    then `work` is cancelled and Cancelled is raised (a tool stops at once, as bash does)."""
+    task = asyncio.ensure_future(work)
+    if cancelled.is_set():
+        task.cancel()
+    stop = asyncio.ensure_future(cancelled.wait())
+    try:
+        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        stop.cancel()
+    if not task.done() or task.cancelled():
+        task.cancel()
+        with suppress(asyncio.CancelledError):
+            await task
+        raise Cancelled
+    return task.result()
