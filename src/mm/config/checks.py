@@ -9,7 +9,7 @@ from typing import Callable
 from mm.config.schema import AgentConfig
 
 EXAMPLE_URL = "http://127.0.0.1:8080/v1"
-BUILTIN_TOOLS = ("bash", "read_file", "write_file", "edit_file")
+BUILTIN_TOOLS = ("bash", "read_file", "write_file", "edit_file", "fetch_content", "web_crawler", "web_search")
 TOOL_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 Where = Callable[[tuple], str]  # the place a key was set: "<file>:<line>", "--base-url", "MM_MODEL"…
@@ -62,6 +62,8 @@ def _model_file(config: AgentConfig, where: Where) -> str | None:
 
 
 def _tools(config: AgentConfig, where: Where) -> str | None:
+    if not config.tools:
+        return None
     from mm.tools.declared import declared_tool_from_entry
 
     seen: set[str] = set()
