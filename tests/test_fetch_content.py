@@ -273,3 +273,21 @@ async def test_cancelled_turn_stops_the_fetch(web, tmp_path):
     ctx.cancelled.set()
     result = await asyncio.wait_for(call, 3)
     assert result.failed and result.text == "[error: cancelled]"
+
+
+async def test_malformed_addresses_are_usage_errors_not_crashes(tmp_path):
+    from mm.tools.web.fetch_content import FetchContent
+
+    tool = FetchContent()
+    for url in ("http://0177.0.0.1:9/ok", "http://127.000.000.001:9/ok", "http://xn--/"):
+        result = await tool.run({"url": url}, ToolContext(cwd=tmp_path))
+        assert result.failed and result.text.startswith("[fetch_content: error 3 (usage) — "), result.text
+
+
+async def test_redirect_to_javascript_or_with_a_space(web, tmp_path):
+    web.redirect("/js", "javascript:alert(1)")
+    result = await run({"url": web.origin + "/js"}, tmp_path)
+    assert result.text == INPUT + f"{web.origin}/js redirects to javascript:alert(1), which is not an http or https address]"
+    web.page("/a%20b", PAGE)
+    web.redirect("/sp", "/a b")
+    assert not (await run({"url": web.origin + "/sp"}, tmp_path)).failed

@@ -163,3 +163,13 @@ async def test_search_through_a_conversation(scripted_server, web, tmp_path):
     assert tools == ["web_search"]
     tool_message = scripted_server.requests[1]["messages"][-1]
     assert tool_message["role"] == "tool" and tool_message["content"].startswith('Web results for "mm agent":')
+
+
+def test_titles_cannot_close_the_link_and_bad_items_are_skipped():
+    from mm.tools.web.web_search import results_text
+
+    text = results_text("q", {"web": {"results": [
+        {"title": "a](javascript:alert(1)) [b", "url": "https://x/y"}, {"title": None, "url": None}, {},
+        {"title": ["a"], "url": "https://z"}]}})
+    assert text.splitlines()[1:] == ["1. [a\\](javascript:alert(1)) \\[b](https://x/y)", "2. [https://z](https://z)"]
+    assert results_text("q", {"web": {"results": "nope"}}) == 'No web results for "q".'

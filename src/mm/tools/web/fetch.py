@@ -18,10 +18,10 @@ import httpx
 
 import mm
 from mm.tools.web import robots as robots_txt
-from mm.tools.web.errors import CONVERSION, INPUT, FetchError
+from mm.tools.web.errors import CONVERSION, INPUT, USAGE, FetchError
 from mm.tools.web.robots import RobotsCache, origin_of, rules_from_answer
 from mm.tools.web.ssrf import SsrfGuard
-from mm.tools.web.urls import check_url
+from mm.tools.web.urls import NOT_A_URL, check_url
 
 USER_AGENT = f"mm/{mm.__version__}"  # mm-tools.md §fetch_content, Request
 MAX_REDIRECTS = 10
@@ -100,7 +100,7 @@ class Fetcher:
         guarded = self.guard is not None
         limits = httpx.Limits(max_keepalive_connections=0) if guarded else httpx.Limits()
         return httpx.AsyncClient(follow_redirects=False, timeout=self.timeout + 5, trust_env=not guarded,
-                                 limits=limits, verify=self.verify)
+                                 limits=limits, verify=self.verify, event_hooks={"response": [_take_location]})
 
     async def _follow(self, client: httpx.AsyncClient, url: str) -> Page:
         current = url
@@ -108,7 +108,7 @@ class Fetcher:
             address = await self._address(current)
             await self._check_robots(client, current, address)
             async with self._get(client, current, address) as response:
-                target = response.headers.get("location") if response.status_code in REDIRECTS else None
+                target = response.extensions.get(LOCATION) if response.status_code in REDIRECTS else None
                 if target is None:
                     return await self._page(current, response)
             if hop == self.max_redirects:
@@ -162,7 +162,10 @@ class Fetcher:
             if target.scheme == "https":
                 extensions["sni_hostname"] = target.raw_host.decode("ascii")
             target = target.copy_with(host=address)
-        request = client.build_request("GET", target, headers=headers, extensions=extensions)
+        try:
+            request = client.build_request("GET", target, headers=headers, extensions=extensions)
+        except (httpx.InvalidURL, ValueError, UnicodeError) as err:  # a malformed IDNA name, say
+            raise FetchError(USAGE, NOT_A_URL.format(url=url, problem=_why(err))) from None
         try:
             response = await client.send(request, stream=True)
         except httpx.TimeoutException:
@@ -196,7 +199,7 @@ class Fetcher:
             for _ in range(robots_txt.MAX_REDIRECTS + 1):
                 async with self._get(client, url, address) as response:
                     status = response.status_code
-                    location = response.headers.get("location") if status in REDIRECTS else None
+                    location = response.extensions.get(LOCATION) if status in REDIRECTS else None
                     if location is None:
                         ok = 200 <= status < 300
                         body = await self._read(response, url, robots_txt.MAX_BYTES, refuse=False) if ok else b""
@@ -208,8 +211,23 @@ class Fetcher:
         return rules_from_answer(404, b"")  # too many redirections: unavailable, as a 4xx
 
 
+LOCATION = "mm.location"  # where _take_location keeps a redirection's Location
+
+
+async def _take_location(response: httpx.Response) -> None:
+    """Move a redirection's `Location` out of the headers before httpx reads it.
+
+    httpx parses it even when it follows no redirection, and a `javascript:` or malformed one
+    would fail there as "cannot reach"; mm checks every target itself (`_redirect_target`).
+    """
+    location = response.headers.get("location")
+    if location is not None and response.status_code in REDIRECTS:
+        response.extensions[LOCATION] = location
+        del response.headers["location"]
+
+
 def _redirect_target(current: str, location: str) -> str:
-    target = urljoin(current, location.strip())
+    target = urljoin(current, location.strip()).replace(" ", "%20")  # as browsers do
     try:
         return check_url(target)
     except FetchError:

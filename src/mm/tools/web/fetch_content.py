@@ -97,9 +97,10 @@ def _save(target: Path, shown: str, markdown: str) -> None:
     """Write `markdown` to `target` atomically; raises FetchError (code 1) when it cannot be written."""
     from mm.tools.fs import write_text_atomic
 
-    if target.is_dir():
-        raise FetchError(CONVERSION, CANNOT_WRITE.format(file=shown, why="it is a directory"))
     try:
+        if target.is_dir() or shown.endswith(("/", os.sep)):
+            raise FetchError(CONVERSION, CANNOT_WRITE.format(file=shown, why="it is a directory"))
         write_text_atomic(target, markdown)
-    except OSError as err:
-        raise FetchError(CONVERSION, CANNOT_WRITE.format(file=shown, why=(err.strerror or str(err)).lower())) from None
+    except (OSError, ValueError) as err:  # ValueError: a NUL byte in the name
+        why = getattr(err, "strerror", None) or str(err)
+        raise FetchError(CONVERSION, CANNOT_WRITE.format(file=shown, why=why.lower())) from None

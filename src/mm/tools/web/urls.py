@@ -56,6 +56,12 @@ def check_url(url: str) -> str:
         raise FetchError(USAGE, NO_HOST.format(url=url))
     if any(c.isspace() for c in url):
         raise FetchError(USAGE, NOT_A_URL.format(url=url, problem="it contains spaces"))
+    import httpx
+
+    try:  # what the HTTP client will refuse (0177.0.0.1, a malformed IDNA name…) is refused here
+        httpx.Request("GET", url)
+    except (httpx.InvalidURL, ValueError, UnicodeError) as err:
+        raise FetchError(USAGE, NOT_A_URL.format(url=url, problem=str(err).splitlines()[0] or "unparsable")) from None
     return url
 
 

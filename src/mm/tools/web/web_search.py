@@ -80,13 +80,21 @@ def results_text(query: str, answer: Any) -> str | None:
     if results is None:
         return NO_RESULTS.format(query=query) if "type" in answer or "query" in answer else None
     lines = [HEADER.format(query=query)]
-    for n, item in enumerate(r for r in results if isinstance(r, dict)):
-        lines.append(ITEM.format(n=n + 1, title=_plain(item.get("title")) or item.get("url", ""),
-                                 url=item.get("url", "")))
+    if not isinstance(results, list):
+        return NO_RESULTS.format(query=query)
+    usable = [r for r in results if isinstance(r, dict) and isinstance(r.get("url"), str) and r["url"]]
+    for n, item in enumerate(usable):
+        title = _plain(item.get("title")) if isinstance(item.get("title"), str) else ""
+        lines.append(ITEM.format(n=n + 1, title=_link_text(title or item["url"]), url=item["url"].replace(")", "%29")))
         text = " ".join(p for p in (_plain(item.get("description")), _plain(item.get("age"))) if p)
         if text:
             lines.append(ITEM_TEXT.format(text=text))
     return "\n".join(lines) if len(lines) > 1 else NO_RESULTS.format(query=query)
+
+
+def _link_text(text: str) -> str:
+    """`text` safe inside `[…]`: brackets and backslashes escaped, so a title cannot close the link."""
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
 def _plain(value: Any) -> str:
@@ -124,7 +132,7 @@ class WebSearch:
             return ToolResult(CANCELLED, failed=True)
         except httpx.TimeoutException:
             return ToolResult(TIMED_OUT.format(host=host, seconds=self.timeout), failed=True)
-        except (httpx.HTTPError, httpx.InvalidURL, OSError) as err:
+        except (httpx.HTTPError, httpx.InvalidURL, OSError, ValueError) as err:  # ValueError: a bad key or endpoint
             return ToolResult(UNREACHABLE.format(host=host, why=str(err) or type(err).__name__), failed=True)
         if response.status_code >= 300:
             return ToolResult(HTTP_ERROR.format(status=response.status_code, detail=_detail(response)), failed=True)
