@@ -50,8 +50,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"mm: {err}", file=sys.stderr)
         return EXIT_USAGE
     if args.prompt is None:
-        print("mm: line mode is not available yet; run one turn with: mm -p \"PROMPT\"", file=sys.stderr)
-        return EXIT_USAGE
+        import asyncio
+
+        from mm.ui.line.app import run_line_mode
+
+        history = Path.home() / ".local" / "state" / "mm" / "history"
+        return asyncio.run(run_line_mode(loaded.config, Path.cwd(), history_file=history))
     if not args.prompt.strip():
         print("mm: the prompt is empty: mm -p \"what to do\"", file=sys.stderr)
         return EXIT_USAGE

@@ -1,0 +1,1 @@
+"""Line mode: the terminal REPL."""

@@ -1,0 +1,132 @@
+"""Line mode (`mm`): a prompt_toolkit REPL around one conversation, rendered with rich.
+
+Enter sends, Esc then Enter (or Alt-Enter) adds a line; Ctrl-C during a turn cancels it (its
+running command ends with `[error: cancelled]`), at the prompt it clears the line; `/quit` or
+Ctrl-D leaves. With `yolo: false`, bash, write_file and edit_file ask first (`🔐`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from pathlib import Path
+from typing import Any
+
+from mm import __version__
+from mm.config.schema import AgentConfig
+from mm.engine.events import Event, PermissionAnswer
+from mm.ui.line.view import LineView
+
+PROMPT = "› "
+PERMISSION = "🔐 {name}: {preview}"
+PERMISSION_CHOICES = "   allow? [a] once · [s] for this session · [r] reject · [n] never: "
+ANSWERS: dict[str, PermissionAnswer] = {"a": "allow_once", "s": "allow_always", "r": "reject_once",
+                                        "n": "reject_always"}
+BANNER = "mm v{version} · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
+HELP = "/quit to leave · Esc Enter for a new line · Ctrl-C cancels the turn"
+UNKNOWN_COMMAND = "unknown command {command} — {help}"
+
+
+class LineUI:
+    """The Interaction of line mode: events to the view, permission questions at the prompt."""
+
+    def __init__(self, view: LineView, session: Any):
+        self.view, self.session = view, session
+
+    def emit(self, event: Event) -> None:
+        """Render one engine event."""
+        self.view.emit(event)
+
+    async def request_permission(self, name: str, arguments: dict[str, Any], preview: str) -> PermissionAnswer:
+        """Ask with the four answers; an unrecognised answer asks again, end of input rejects."""
+        self.view.close()
+        self.view.console.print(PERMISSION.format(name=name, preview=preview), markup=False, highlight=False, soft_wrap=True)
+        while True:
+            try:
+                answer = (await self.session.prompt_async(PERMISSION_CHOICES)).strip().lower()[:1]
+            except (EOFError, KeyboardInterrupt):
+                return "reject_once"
+            if answer in ANSWERS:
+                return ANSWERS[answer]
+
+
+def prompt_session(history_file: Path | None, input: Any = None, output: Any = None) -> Any:
+    """A PromptSession with history across runs (`history_file`) and Esc-Enter for a new line."""
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory, InMemoryHistory
+    from prompt_toolkit.key_binding import KeyBindings
+
+    keys = KeyBindings()
+
+    @keys.add("escape", "enter")
+    def _newline(event: Any) -> None:
+        event.current_buffer.insert_text("\n")
+
+    history: Any = InMemoryHistory()
+    if history_file is not None:
+        history_file.parent.mkdir(parents=True, exist_ok=True)
+        history = FileHistory(str(history_file))
+    return PromptSession(history=history, key_bindings=keys, input=input, output=output)
+
+
+async def repl(conv: Any, session: Any, view: LineView, banner: str) -> int:
+    """Read prompts until /quit or end of input, running one turn per prompt; returns 0."""
+    view.console.print(banner, style="bold", markup=False, highlight=False, soft_wrap=True)
+    view.console.print(HELP, style="dim", markup=False, highlight=False, soft_wrap=True)
+    ui = LineUI(view, session)
+    loop = asyncio.get_running_loop()
+    while True:
+        try:
+            text = await session.prompt_async(PROMPT)
+        except KeyboardInterrupt:
+            continue
+        except EOFError:
+            return 0
+        text = text.strip()
+        if not text:
+            continue
+        if text.startswith("/"):
+            if text in ("/quit", "/exit"):
+                return 0
+            view.console.print(UNKNOWN_COMMAND.format(command=text.split()[0], help=HELP), markup=False,
+                               highlight=False)
+            continue
+        loop.add_signal_handler(signal.SIGINT, conv.cancel)
+        try:
+            view.start_turn()
+            await conv.run_turn(text, ui)
+        finally:
+            view.close()
+            loop.remove_signal_handler(signal.SIGINT)
+
+
+def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:
+    """The start-up banner: model, provider, server URL, context window, tools declared."""
+    window = f"{conv.context_window} tokens" if conv.context_window else "unknown"
+    return BANNER.format(version=__version__, model=endpoint.model, provider=endpoint.provider,
+                         url=endpoint.base_url, window=window, tools=", ".join(conv.registry.names) or "none")
+
+
+async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, output: Any = None,
+                        console: Any = None, history_file: Path | None = None) -> int:
+    """Run line mode until the user leaves; returns the exit status (0, or 1 when no server)."""
+    from rich.console import Console
+
+    from mm.llm.resolve import ResolveError, context_window, resolve_endpoint
+    from mm.run import build_conversation, make_client
+
+    console = console or Console(highlight=False)
+    try:
+        endpoint = await resolve_endpoint(config)
+    except ResolveError as err:
+        console.print(f"mm: {err}", style="red", markup=False, highlight=False, soft_wrap=True)
+        return 1
+    try:
+        conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
+                                                      endpoint.provider), cwd)
+        conv.context_window = await context_window(config, endpoint)
+        view = LineView(console, config.previewLines)
+        session = prompt_session(history_file, input, output)
+        return await repl(conv, session, view, banner_line(config, endpoint, conv))
+    finally:
+        endpoint.close()

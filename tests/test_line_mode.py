@@ -1,0 +1,66 @@
+"""Line mode driven by real keystrokes (prompt_toolkit's pipe input) against the scripted server."""
+
+import asyncio
+import io
+
+import pytest
+
+
+
+def console_to(buffer: io.StringIO):
+    from rich.console import Console
+
+    return Console(file=buffer, width=100, force_terminal=False, color_system=None)
+
+
+async def drive(srv, tmp_path, keys: list[str], config: dict | None = None) -> str:
+    """Type `keys` (one string per prompt) into line mode and return what it printed."""
+    from prompt_toolkit.input import create_pipe_input
+    from prompt_toolkit.output import DummyOutput
+
+    from mm.config.load import agent_config_adapter
+    from mm.ui.line.app import run_line_mode
+
+    cfg = agent_config_adapter().validate_python({"baseUrl": srv.base_url, "model": "m", **(config or {})})
+    out = io.StringIO()
+    with create_pipe_input() as pipe:
+        task = asyncio.create_task(run_line_mode(cfg, tmp_path, input=pipe, output=DummyOutput(),
+                                                 console=console_to(out)))
+        for key in keys:
+            await asyncio.sleep(0.3)
+            pipe.send_text(key)
+        status = await asyncio.wait_for(task, 20)
+    assert status == 0
+    return out.getvalue()
+
+
+async def test_a_conversation_with_a_tool_call(scripted_server, tmp_path):
+    scripted_server.add_tool_calls([{"name": "bash", "arguments": {"command": "echo from-bash"}}])
+    scripted_server.add_reply("The command printed **from-bash**.")
+    shown = await drive(scripted_server, tmp_path, ["run it\r", "/quit\r"])
+    assert "mm v" in shown and "m @ openai" in shown and "tools: bash, read_file, write_file, edit_file" in shown
+    assert "🛠️  bash: echo from-bash" in shown and "from-bash" in shown
+    assert "The command printed from-bash." in shown  # rendered Markdown: no asterisks
+    assert "⚙ 1 command(s) · 📝 0 file op(s)" in shown
+    assert scripted_server.requests[0]["messages"][-1] == {"role": "user", "content": "run it"}
+
+
+@pytest.mark.parametrize("answer,ran,asked_twice", [("a", True, True), ("s", True, False),
+                                                    ("r", False, True), ("n", False, False)])
+async def test_permission_prompt_four_ways(scripted_server, tmp_path, answer, ran, asked_twice):
+    for name in ("one", "two"):
+        scripted_server.add_tool_calls([{"name": "bash", "arguments": {"command": f"touch {name}"}}])
+    scripted_server.add_reply("done")
+    keys = ["go\r", answer + "\r"] + (["r\r"] if asked_twice else []) + ["/quit\r"]
+    shown = await drive(scripted_server, tmp_path, keys, {"yolo": False})
+    assert "🔐 bash: touch one" in shown
+    assert ("🔐 bash: touch two" in shown) == asked_twice
+    assert (tmp_path / "one").exists() == ran
+    assert (tmp_path / "two").exists() == (answer == "s")
+
+
+async def test_unknown_command_and_multiline_input(scripted_server, tmp_path):
+    scripted_server.add_reply("ok")
+    shown = await drive(scripted_server, tmp_path, ["/nope\r", "line one\x1b\rline two\r", "/quit\r"])
+    assert "unknown command /nope" in shown
+    assert scripted_server.requests[0]["messages"][-1]["content"] == "line one\nline two"
