@@ -38,7 +38,7 @@ async def test_a_conversation_with_a_tool_call(scripted_server, tmp_path):
     scripted_server.add_tool_calls([{"name": "bash", "arguments": {"command": "echo from-bash"}}])
     scripted_server.add_reply("The command printed **from-bash**.")
     shown = await drive(scripted_server, tmp_path, ["run it\r", "/quit\r"])
-    assert "mm v" in shown and "m @ openai" in shown and "tools: bash, read_file, write_file, edit_file" in shown
+    assert "mm v" in shown and "m @ openai" in shown and "tools: bash, read_file, write_file, edit_file, ask_user" in shown
     assert "🛠️  bash: echo from-bash" in shown and "from-bash" in shown
     assert "The command printed from-bash." in shown  # rendered Markdown: no asterisks
     assert "⚙ 1 command(s) · 📝 0 file op(s)" in shown
@@ -64,3 +64,35 @@ async def test_unknown_command_and_multiline_input(scripted_server, tmp_path):
     shown = await drive(scripted_server, tmp_path, ["/nope\r", "line one\x1b\rline two\r", "/quit\r"])
     assert "unknown command /nope" in shown
     assert scripted_server.requests[0]["messages"][-1]["content"] == "line one\nline two"
+
+
+async def test_ask_user_form(scripted_server, tmp_path):
+    scripted_server.add_tool_calls([{"id": "q1", "name": "ask_user", "arguments": {"questions": [
+        {"question": "Indent with?", "options": ["tabs", "spaces"], "default": "tabs"},
+        {"question": "Run the tests?", "type": "yesno"}]}}])
+    scripted_server.add_reply("Thanks.")
+    shown = await drive(scripted_server, tmp_path, ["go\r", "2\r", "maybe\r", "oui\r", "/quit\r"])
+    assert "❓ ask_user: 2 question(s)\n❓ Indent with?\n  1. tabs (default)\n  2. spaces\n" in shown
+    assert shown.count("(y or n; /skip declines)") == 2  # the hint again after "maybe"
+    tool_msg = scripted_server.requests[1]["messages"][-1]
+    assert tool_msg == {"role": "tool", "tool_call_id": "q1",
+                        "content": "The user answered:\n- Indent with? → spaces\n- Run the tests? → yes"}
+
+
+async def test_ask_user_skip_declines(scripted_server, tmp_path):
+    scripted_server.add_tool_calls([{"id": "q1", "name": "ask_user", "arguments": {"question": "Name?"}}])
+    scripted_server.add_reply("ok")
+    await drive(scripted_server, tmp_path, ["go\r", "/skip\r", "/quit\r"])
+    assert scripted_server.requests[1]["messages"][-1]["content"] == (
+        "[the user declined to answer: do not ask the same thing again; go on without it or stop]")
+
+
+async def test_new_compact_usage(scripted_server, tmp_path):
+    scripted_server.add_reply("first answer", usage=(100, 20))
+    scripted_server.add_reply("second answer", usage=(150, 30))
+    scripted_server.add_reply("A summary of the first turn.")
+    shown = await drive(scripted_server, tmp_path, ["one\r", "two\r", "/compact\r", "/usage\r", "/new\r", "/quit\r"],
+                        {"context": {"keepLastTurns": 1}})
+    assert "🗜️ compressed " in shown and "→ 1 summary + " in shown
+    assert "📊 session: " in shown
+    assert "🆕 New session: " in shown and "message(s) forgotten." in shown

@@ -13,6 +13,7 @@ from mm.engine.conversation import Conversation
 from mm.tools.base import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_CLOSED_OUTPUT = 0, 1, 130, 141
+FIRST_REQUEST_HEAD_START = 0.1  # seconds the context-window probe waits in one-shot mode
 SESSION_NOT_SAVED = "[warning: the session could not be saved to {path}: {error}]"
 
 
@@ -29,12 +30,14 @@ def build_conversation(config: AgentConfig, client, cwd: Path) -> Conversation:
                           preview_lines=config.previewLines),
         yolo=config.yolo,
         max_turns=config.maxTurns,
+        context=config.context,
     )
     if config.sessions.enabled:
         from mm.llm.types import fix_surrogates
         from mm.sessions.store import SessionFile
 
-        session = SessionFile(cwd / config.sessions.dir, meta={"cwd": str(cwd)})
+        session = SessionFile(cwd / config.sessions.dir,
+                              meta={"cwd": str(cwd), "model": getattr(client, "model", "") or ""})
 
         def save(c: Conversation) -> None:
             try:
@@ -44,6 +47,9 @@ def build_conversation(config: AgentConfig, client, cwd: Path) -> Conversation:
                 print(fix_surrogates(SESSION_NOT_SAVED.format(path=session.path, error=reason)), file=sys.stderr)
 
         conv.on_turn_end = save
+        memory = conv.registry.get("search_memory")
+        if memory is not None:  # the conversation in progress is left out of its own search
+            memory.current = lambda: conv.history
     return conv
 
 
@@ -73,6 +79,14 @@ def run_oneshot(config: AgentConfig, prompt: str) -> int:
         return EXIT_INTERRUPTED
 
 
+async def _learn_context_window(conv: Conversation, config: AgentConfig, endpoint) -> None:
+    """Set the context window (for automatic compaction) once the server or the configuration tells it."""
+    from mm.llm.resolve import context_window
+
+    await asyncio.sleep(FIRST_REQUEST_HEAD_START)  # let the first request go out first (start-up time)
+    conv.context_window = await context_window(config, endpoint)
+
+
 async def _oneshot(config: AgentConfig, prompt: str) -> int:
     from mm.llm.resolve import ResolveError, resolve_endpoint
     from mm.ui.oneshot import OneShotUI
@@ -89,7 +103,9 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # a closed terminal too
             loop.add_signal_handler(sig, conv.cancel)
+        probe = asyncio.ensure_future(_learn_context_window(conv, config, endpoint))  # beside the first request
         done = await conv.run_turn(prompt, ui)
+        probe.cancel()
     finally:
         endpoint.close()
     if ui.closed_output:  # `mm -p … | head`: the reader left, as SIGPIPE would end a pipeline member

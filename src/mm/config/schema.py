@@ -54,6 +54,18 @@ class SessionsConfig:
     __pydantic_config__ = FORBID
     enabled: bool = False
     dir: str = ".mm/sessions"
+    autoSearchMemory: bool = False  # declare the search_memory tool (mm-tools.md §search_memory)
+    searchMemory: bool = True  # the /memory <words> command
+
+
+@dataclass
+class ContextConfig:
+    """Context compaction (`context:`; docs/configuration.md, docs/engine.md §Context)."""
+
+    __pydantic_config__ = FORBID
+    threshold: Annotated[float, Gt(0), Le(1)] = 0.8  # fraction of the context window that triggers it
+    keepLastTurns: Annotated[int, Ge(0)] = 2  # turns kept verbatim
+    summaryTokens: Annotated[int, Ge(64)] = 512  # max_tokens of the summary request
 
 
 @dataclass
@@ -87,6 +99,8 @@ class AgentConfig:
     yolo: bool = True
     bashTool: bool = True
     editTools: bool = True
+    askUserTool: bool = True
+    saveAnswerTool: bool = False
     bashTimeout: Annotated[float, Gt(0)] = 30.0
     maxOutput: Annotated[int, Ge(200)] = 12000
     previewLines: Annotated[int, Ge(0)] = 5
@@ -98,6 +112,7 @@ class AgentConfig:
     maxTokens: Annotated[int, Ge(1)] | None = None
     tools: list[DeclaredToolEntry] = field(default_factory=list)
     sessions: SessionsConfig = field(default_factory=SessionsConfig)
+    context: ContextConfig = field(default_factory=ContextConfig)
     fetchContentTool: bool = False
     webCrawler: WebCrawlerConfig = field(default_factory=WebCrawlerConfig)
     webSearch: WebSearchConfig = field(default_factory=WebSearchConfig)

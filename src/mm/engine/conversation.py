@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from mm.config.schema import ContextConfig
 from mm.engine import recap as recaps
-from mm.engine.events import (Composing, Interaction, Recap, TextChunk, ThoughtChunk, TurnDone,
+from mm.engine.events import (Compacted, Composing, Interaction, Recap, TextChunk, ThoughtChunk, TurnDone,
                               UsageReport)
 from mm.engine.loops import LoopDetector, RunawayError, check_runaway
+from mm.engine.tokens import TokenMeter
 from mm.engine.toolrun import Permissions, run_call
 from mm.llm.types import AssistantMessage, LLMError, StreamDelta, Usage, fix_surrogates
 from mm.tools.base import Settings, ToolContext
@@ -26,12 +28,18 @@ UNKNOWN_TOOL_NOTE = (
     '[mm: your answer holds a call of "{name}", but there is no tool of that name — the tools are: {names}. '
     "Call one of them, with its arguments as a JSON object]"
 )
+NEW_SESSION = "🆕 New session: {n} message(s) forgotten."
+USAGE_TOTALS = "📊 session: {input} input · {output} output · {thought} thought · {cached} cached tokens"
+USAGE_CONTEXT = "📊 context: {used} / {size} tokens ({percent}%)"
+USAGE_CONTEXT_UNKNOWN = "📊 context: {used} tokens (window size unknown)"
+WIRE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")  # what a message sends to the server
 
 
 class ModelClient(Protocol):
     """What the engine needs of a model client (mm.llm.client.ChatClient)."""
 
-    async def complete(self, messages: list[dict], tools: list[dict], on_delta: Any = None) -> AssistantMessage: ...
+    async def complete(self, messages: list[dict], tools: list[dict], on_delta: Any = None,
+                       **options: Any) -> AssistantMessage: ...
 
 
 @dataclass
@@ -56,6 +64,8 @@ class Conversation:
     loops: LoopDetector = field(default_factory=LoopDetector)
     on_turn_end: Any = None  # callable(conversation) run after each turn (session save)
     context_window: int | None = None  # tokens, when known (contextWindow or the server's probe)
+    context: ContextConfig = field(default_factory=ContextConfig)  # compaction settings (`context:`)
+    meter: TokenMeter = field(default_factory=TokenMeter)  # the server's last measure of the history
 
     def __post_init__(self) -> None:
         if not self.history:
@@ -66,14 +76,17 @@ class Conversation:
         """Cancel the turn in flight: the stream stops and running commands are killed."""
         self._cancel.set()
 
-    async def run_turn(self, prompt: str, ui: Interaction) -> TurnDone:
+    async def run_turn(self, prompt: str, ui: Interaction, pinned: bool = False) -> TurnDone:
         """Run one turn for `prompt`: stream the model, run its tool calls, repeat until it answers.
 
-        Returns the TurnDone event (also emitted to `ui`). Never raises for model or tool failures:
-        they end the turn with stop_reason "error" and the one-line `error` text.
+        pinned: the prompt holds standing instructions, never summarised by compaction
+        (docs/engine.md §Context). Returns the TurnDone event (also emitted to `ui`). Never raises
+        for model or tool failures: they end the turn with stop_reason "error" and the one-line
+        `error` text.
         """
         self._cancel = asyncio.Event()
-        self.history.append({"role": "user", "content": fix_surrogates(prompt)})
+        message = {"role": "user", "content": fix_surrogates(prompt)}
+        self.history.append(dict(message, pinned=True) if pinned else message)
         recap = Recap()
         try:
             done = await self._loop(ui, recap)
@@ -87,7 +100,8 @@ class Conversation:
         return done
 
     async def _loop(self, ui: Interaction, recap: Recap) -> TurnDone:
-        ctx = ToolContext(cwd=self.cwd, settings=self.settings, cancelled=self._cancel)
+        ctx = ToolContext(cwd=self.cwd, settings=self.settings, cancelled=self._cancel, interaction=ui,
+                          previous_answer=self._last_answer())
         for _ in range(self.max_turns):
             try:
                 message = await self._request(ui)
@@ -99,12 +113,14 @@ class Conversation:
             self.history.append(message.to_history())
             if message.usage is not None:
                 self.totals.add(message.usage)
+                self.meter.record(message.usage, len(self.history))
                 ui.emit(UsageReport(message.usage))
             for name, _raw in message.unknown_calls:
                 note = UNKNOWN_TOOL_NOTE.format(name=name, names=", ".join(self.registry.names))
                 self.history.append({"role": "user", "content": note})
             if not message.tool_calls and not message.unknown_calls:
                 return TurnDone("end_turn", recap)
+            ctx.message_text = message.content
             for call in message.tool_calls:
                 outcome = await run_call(call, self.registry, ctx, ui, self.permissions, self.yolo, self.loops)
                 recaps.count(recap, call.name)
@@ -117,13 +133,35 @@ class Conversation:
                     return TurnDone("cancelled", recap)
         return TurnDone("max_turn_requests", recap, error=MAX_TURNS_REACHED.format(n=self.max_turns))
 
+    def _last_answer(self) -> str:
+        """The conversation's last answer before the turn's prompt (save_answer saves it)."""
+        for message in reversed(self.history[:-1]):
+            if message.get("role") == "assistant" and (message.get("content") or "").strip():
+                return message["content"]
+        return ""
+
     def _answer_skipped(self, message: AssistantMessage, last_id: str, text: str) -> None:
         """Give every call after `last_id` the result `text`, so the history stays well-formed."""
         ids = [c.id for c in message.tool_calls]
         for call_id in ids[ids.index(last_id) + 1:]:
             self.history.append({"role": "tool", "tool_call_id": call_id, "content": text})
 
+    async def _fit(self, ui: Interaction) -> None:
+        """Before a request: compact when over the threshold, then cut messages if still over."""
+        from mm.engine import compaction
+
+        if not compaction.over_threshold(self):
+            return
+        line = await compaction.compact(self, force=False)
+        if line:
+            ui.emit(Compacted(line))
+        if compaction.over_threshold(self):
+            line = compaction.cut_largest(self, int(self.context.threshold * (self.context_window or 0)))
+            if line:
+                ui.emit(Compacted(line))
+
     async def _request(self, ui: Interaction) -> AssistantMessage:
+        await self._fit(ui)
         shown: Any = None  # the TextCallFilter, made at the first text (start-up time)
         composing: set[int] = set()
 
@@ -145,7 +183,21 @@ class Conversation:
                     ui.emit(Composing(delta.name))
                 check_runaway(delta.text)
 
-        request = asyncio.ensure_future(self.client.complete(self.history, self.registry.schemas(), on_delta))
+        message = await self.call_model(self.history, self.registry.schemas(), on_delta)
+        rest = shown.flush() if shown is not None else ""
+        if rest:
+            ui.emit(TextChunk(rest))
+        return message
+
+    async def call_model(self, messages: list[dict], tools: list[dict], on_delta: Any = None,
+                         **options: Any) -> AssistantMessage:
+        """One model request for `messages` (keys other than WIRE_KEYS stripped), stopped by `cancel()`.
+
+        options: request fields for this request only (max_tokens…). Raises LLMError, or
+        _Cancelled when the conversation was cancelled.
+        """
+        sent = [{k: m[k] for k in WIRE_KEYS if k in m} for m in messages]
+        request = asyncio.ensure_future(self.client.complete(sent, tools, on_delta, **options))
         stop = asyncio.ensure_future(self._cancel.wait())
         try:
             await asyncio.wait({request, stop}, return_when=asyncio.FIRST_COMPLETED)
@@ -155,11 +207,57 @@ class Conversation:
             request.cancel()
             await asyncio.gather(request, return_exceptions=True)
             raise _Cancelled()
-        message = request.result()
-        rest = shown.flush() if shown is not None else ""
-        if rest:
-            ui.emit(TextChunk(rest))
-        return message
+        return request.result()
+
+    async def compact(self) -> str:
+        """`/compact`: compact now, forced (mm-acp.md §session/prompt); returns the line to show.
+        Saves the session (`on_turn_end`) when the history changed."""
+        from mm.engine import compaction
+
+        self._cancel = asyncio.Event()
+        before = list(self.history)
+        try:
+            line = await compaction.compact(self, force=True)
+        except _Cancelled:
+            line = compaction.FAILED.format(why="cancelled")
+        if self.history != before and self.on_turn_end is not None:
+            self.on_turn_end(self)
+        return line
+
+    def new(self) -> str:
+        """`/new`: the history reset to the system prompt, the token measure forgotten, the loop
+        detector and the errors reset, permissions and totals kept (mm-acp.md §session/prompt).
+        Returns `🆕 New session: N message(s) forgotten.`; saving the old conversation is the caller's."""
+        forgotten = len(self.history) - 1
+        self.history[:] = [{"role": "system", "content": self.system_prompt}]
+        self.errors.clear()
+        self.meter.forget()
+        self.loops.reset()
+        return NEW_SESSION.format(n=forgotten)
+
+    def tools_text(self) -> str:
+        """The tool schemas as sent with every request (JSON), for the token estimate."""
+        import json
+
+        return json.dumps(self.registry.schemas(), ensure_ascii=False)
+
+    def used_tokens(self) -> int:
+        """Tokens of the context window in use: the larger of the last measure and the estimate of
+        the history and tool schemas (usage_update's `used`, docs/engine.md §Context)."""
+        from mm.engine.tokens import count_text
+
+        return self.meter.used(self.history, count_text(self.tools_text()))
+
+    def usage_text(self) -> str:
+        """`/usage`: the session's token totals, then the context window's fill (docs/engine.md §Context)."""
+        t = self.totals
+        totals = USAGE_TOTALS.format(input=t.input_tokens, output=t.output_tokens, thought=t.thought_tokens,
+                                     cached=t.cached_tokens)
+        used = self.used_tokens()
+        if not self.context_window:
+            return totals + "\n" + USAGE_CONTEXT_UNKNOWN.format(used=used)
+        percent = round(100 * used / self.context_window)
+        return totals + "\n" + USAGE_CONTEXT.format(used=used, size=self.context_window, percent=percent)
 
 
 def _repair(message: AssistantMessage) -> None:

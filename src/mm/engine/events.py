@@ -58,6 +58,14 @@ class UsageReport:
 
 
 @dataclass
+class Compacted:
+    """The history was made to fit the context window before a request (docs/engine.md §Context):
+    `line` is the compaction line (`🗜️ compressed …` or `[compact: failed, …]`) or the cut note."""
+
+    line: str
+
+
+@dataclass
 class Recap:
     """Counters of a turn (mm-tools.md §Counters shown after a turn)."""
 
@@ -80,7 +88,7 @@ class TurnDone:
     error: str | None = None
 
 
-Event = TextChunk | ThoughtChunk | Composing | ToolCallStarted | ToolCallDone | UsageReport | TurnDone
+Event = TextChunk | ThoughtChunk | Composing | ToolCallStarted | ToolCallDone | UsageReport | Compacted | TurnDone
 
 PermissionAnswer = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 

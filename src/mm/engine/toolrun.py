@@ -89,9 +89,9 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
 
 async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui: Interaction,
                          permissions: Permissions, yolo: bool, call_id: str) -> ToolResult:
-    title = tool.title(arguments) if callable(getattr(tool, "title", None)) else None
+    title = tool.title(arguments, ctx) if callable(getattr(tool, "title", None)) else None
     ui.emit(ToolCallStarted(call_id, tool.name, arguments, title))
-    if _needs_permission(tool, arguments) and not yolo and tool.name not in permissions.always_allow:
+    if _needs_permission(tool, arguments, ctx) and not yolo and tool.name not in permissions.always_allow:
         allowed = False
         if tool.name not in permissions.always_reject:
             answer = await ui.request_permission(tool.name, arguments, _preview(tool.name, arguments))
@@ -108,11 +108,11 @@ async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext,
         return ToolResult(f"[error: {tool.name} failed: {type(err).__name__}: {err}]", failed=True)
 
 
-def _needs_permission(tool: Any, arguments: dict[str, Any]) -> bool:
-    """The tool's own per-call answer (`requires_permission(args)`, e.g. fetch_content only with
+def _needs_permission(tool: Any, arguments: dict[str, Any], ctx: ToolContext) -> bool:
+    """The tool's own per-call answer (`requires_permission(args, ctx)`, e.g. fetch_content only with
     `output`) when it has one, else its static `needs_permission`."""
     per_call = getattr(tool, "requires_permission", None)
-    return bool(per_call(arguments)) if callable(per_call) else bool(tool.needs_permission)
+    return bool(per_call(arguments, ctx)) if callable(per_call) else bool(tool.needs_permission)
 
 
 def _preview(name: str, arguments: dict[str, Any]) -> str:

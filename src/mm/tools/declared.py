@@ -110,7 +110,7 @@ class DeclaredTool:
             argv.append(PLACEHOLDER.sub(lambda m: _fill(args, m.group(1)), entry))
         return argv
 
-    def title(self, args: dict[str, Any]) -> str:
+    def title(self, args: dict[str, Any], ctx: Any = None) -> str:
         """Return `<name>: <argv>` for front ends (mm-tools.md §Declared tools, ACP and window)."""
         return f"{self.name}: {shlex.join(self.argv_for(args))}"
 

@@ -53,7 +53,7 @@ def switched_on(key: bool | None, variable: str | None) -> bool:
 
 def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None) -> Registry:
     """Declare the tools the configuration asks for (mm-tools.md: bashTool, editTools,
-    fetchContentTool, tools:; mnemo-tools.md: web_crawler, web_search). `env` (default
+    fetchContentTool, sessions.autoSearchMemory, tools:; mnemo-tools.md: web_crawler, web_search). `env` (default
     os.environ) holds ENABLE_WEB_CRAWL, ENABLE_WEB_SEARCH and BRAVE_API_KEY."""
     env = os.environ if env is None else env
     tools: list[Tool] = []
@@ -68,6 +68,18 @@ def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None) ->
 
         tools += [ReadFile(), WriteFile(), EditFile()]
     tools += _web_tools(config, env)
+    if config.sessions.enabled and config.sessions.autoSearchMemory:
+        from mm.tools.search_memory import SearchMemory
+
+        tools.append(SearchMemory(config.sessions.dir))
+    if config.askUserTool:
+        from mm.tools.ask_user.tool import AskUser
+
+        tools.append(AskUser())
+    if config.saveAnswerTool:
+        from mm.tools.save_answer import SaveAnswer
+
+        tools.append(SaveAnswer())
     if config.tools:
         from mm.tools.declared import declared_tool_from_entry
 

@@ -6,7 +6,7 @@ import os
 import sys
 from typing import Any, Callable, TextIO
 
-from mm.engine.events import (Event, PermissionAnswer, TextChunk, ToolCallDone, ToolCallStarted,
+from mm.engine.events import (Compacted, Event, PermissionAnswer, TextChunk, ToolCallDone, ToolCallStarted,
                               TurnDone)
 from mm.engine.recap import recap_line
 from mm.llm.types import fix_surrogates
@@ -49,6 +49,9 @@ class OneShotUI:
                 self._note(call_header(event.name, event.arguments))
             self._last_shown = event.result.text
             self._note(preview(shown_output(event.result), self.preview_lines, self.dim))
+        elif isinstance(event, Compacted):
+            self._end_text()
+            self._note(event.line)
         elif isinstance(event, TurnDone):
             self._end_text()
             if event.error and event.error != self._last_shown:

@@ -33,8 +33,12 @@ def _header(name: str, arguments: Any, title: str | None) -> str:
     if name in WEB_TOOLS and "url" in args:
         target = f" → {args['output']}" if name == "fetch_content" and args.get("output") else ""
         return f"🌐 {name}: {args['url']}{target}"
-    if name == "web_search" and "query" in args:
-        return f'🔎 web_search: "{args["query"]}"'
+    if name in ("web_search", "search_memory") and "query" in args:
+        return f'🔎 {name}: "{args["query"]}"'
+    if name == "ask_user" and isinstance(args.get("questions"), list):
+        return f"❓ ask_user: {len(args['questions'])} question(s)"
+    if name == "save_answer" and title:
+        return f"💾 {title}"
     if title:
         return f"🧰 {title}"
     return f"🧰 {name}: {_compact(arguments)}"

@@ -65,7 +65,7 @@ class FetchContent:
         """`fetcher` (Fetcher): the download engine; default: mm's limits and a fresh robots.txt cache."""
         self.fetcher = fetcher or Fetcher()
 
-    def requires_permission(self, args: dict[str, Any]) -> bool:
+    def requires_permission(self, args: dict[str, Any], ctx: ToolContext | None = None) -> bool:
         """True when the call writes a file: asked like write_file (mm-tools.md §fetch_content, ACP)."""
         return bool(str(args.get("output") or "").strip())
 

@@ -23,15 +23,33 @@ PERMISSION_CHOICES = "   allow? [a] once · [s] for this session · [r] reject �
 ANSWERS: dict[str, PermissionAnswer] = {"a": "allow_once", "s": "allow_always", "r": "reject_once",
                                         "n": "reject_always"}
 BANNER = "mm v{version} · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
-HELP = "/quit to leave · Esc Enter for a new line · Ctrl-C cancels the turn"
+HELP = "/new · /compact · /usage · /quit · Esc Enter for a new line · Ctrl-C cancels the turn"
 UNKNOWN_COMMAND = "unknown command {command} — {help}"
 
 
 class LineUI:
-    """The Interaction of line mode: events to the view, permission questions at the prompt."""
+    """The Interaction of line mode: events to the view, permission questions and ask_user at the prompt."""
 
-    def __init__(self, view: LineView, session: Any):
+    def __init__(self, view: LineView, session: Any, stop_turn: Any = None):
         self.view, self.session = view, session
+        self.stop_turn = stop_turn  # called with /abort or /quit typed at a question
+        self.quit_after_turn = False
+
+    async def ask_user(self, questions: list) -> list[str] | str:
+        """Put ask_user's questions at the prompt (mm-tools.md §ask_user, Line mode)."""
+        from mm.ui.line.ask import ask_in_line_mode
+
+        self.view.close()
+
+        def say(line: str) -> None:
+            self.view.console.print(line, markup=False, highlight=False, soft_wrap=True)
+
+        def stop(command: str) -> None:
+            self.quit_after_turn = command in ("/quit", "/exit")
+            if self.stop_turn is not None:
+                self.stop_turn()
+
+        return await ask_in_line_mode(questions, self.session.prompt_async, say, stop)
 
     def emit(self, event: Event) -> None:
         """Render one engine event."""
@@ -73,7 +91,7 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str) -> int:
     """Read prompts until /quit or end of input, running one turn per prompt; returns 0."""
     view.console.print(banner, style="bold", markup=False, highlight=False, soft_wrap=True)
     view.console.print(HELP, style="dim", markup=False, highlight=False, soft_wrap=True)
-    ui = LineUI(view, session)
+    ui = LineUI(view, session, conv.cancel)
     loop = asyncio.get_running_loop()
     while True:
         try:
@@ -88,8 +106,7 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str) -> int:
         if text.startswith("/"):
             if text in ("/quit", "/exit"):
                 return 0
-            view.console.print(UNKNOWN_COMMAND.format(command=text.split()[0], help=HELP), markup=False,
-                               highlight=False)
+            view.say(await slash_command(conv, text))
             continue
         loop.add_signal_handler(signal.SIGINT, conv.cancel)
         try:
@@ -98,6 +115,20 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str) -> int:
         finally:
             view.close()
             loop.remove_signal_handler(signal.SIGINT)
+        if ui.quit_after_turn:
+            return 0
+
+
+async def slash_command(conv: Any, text: str) -> str:
+    """Run a slash command typed at the prompt and return the line to show (mm-acp.md: /new, /compact)."""
+    command = text.split()[0]
+    if command == "/new":
+        return conv.new()
+    if command == "/compact":
+        return await conv.compact()
+    if command == "/usage":
+        return conv.usage_text()
+    return UNKNOWN_COMMAND.format(command=command, help=HELP)
 
 
 def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mm.engine.events import (Composing, Event, TextChunk, ThoughtChunk, ToolCallDone, ToolCallStarted,
-                              TurnDone)
+from mm.engine.events import (Compacted, Composing, Event, TextChunk, ThoughtChunk, ToolCallDone,
+                              ToolCallStarted, TurnDone)
 from mm.engine.recap import recap_line
 from mm.ui.render import call_header, preview, shown_output
 
@@ -51,12 +51,20 @@ class LineView:
             self.console.print(preview(shown_output(event.result), self.preview_lines, dim=False),
                                style="dim", markup=False, highlight=False, soft_wrap=True)
             self._open(THINKING)
+        elif isinstance(event, Compacted):
+            self.close()
+            self.say(event.line, style="dim")
+            self._open(THINKING)
         elif isinstance(event, TurnDone):
             self.close()
             if event.error:
                 self.console.print(event.error if event.error.startswith("[") else f"mm: {event.error}",
                                    style="red", markup=False, highlight=False, soft_wrap=True)
             self.console.print(recap_line(event.recap), style="dim", markup=False, highlight=False, soft_wrap=True)
+
+    def say(self, line: str, style: str | None = None) -> None:
+        """Print one plain line (no markup, no wrapping)."""
+        self.console.print(line, style=style, markup=False, highlight=False, soft_wrap=True)
 
     def close(self) -> None:
         """End the live region, leaving its last rendering on screen."""

@@ -1,0 +1,187 @@
+"""Reading session files back: load one, list them, find the latest (docs/sessions.md).
+
+Loading is tolerant (cases sessions-07, sessions-08): unknown keys at the top level and on
+messages are ignored, and a tool call without a recorded result gets the tool message
+UNRECORDED_RESULT so that the history is one every server accepts.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from mm.sessions.units import NOTE_PREFIXES, one_line, question_text, text_of
+
+UNRECORDED_RESULT = "[error: no result was recorded for this call]"
+NOT_A_SESSION = "{path}: not a session file ({why})"
+MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name", "summary")
+ROLES = ("system", "user", "assistant", "tool")
+
+
+class SessionError(ValueError):
+    """A file that cannot be read as a session; `str(err)` names the file and why."""
+
+
+@dataclass
+class SessionMeta:
+    """What a session file says besides its messages. `updated` and `created` are ISO 8601
+    strings as written; `unanswered` lists the ids of tool calls that had no recorded result."""
+
+    id: str
+    path: Path
+    created: str = ""
+    updated: str = ""
+    cwd: str = ""
+    model: str = ""
+    errors: list[dict] = field(default_factory=list)
+    usage: dict = field(default_factory=dict)
+    unanswered: list[str] = field(default_factory=list)
+
+    @property
+    def updated_at(self) -> float:
+        """`updated` in epoch seconds (the file's mtime when it cannot be read)."""
+        return timestamp(self.updated, self.path)
+
+
+@dataclass
+class SessionInfo:
+    """One line of a listing: id, `updated` (ISO 8601), its first question, its path."""
+
+    id: str
+    updated: str
+    first_question: str
+    path: Path
+
+
+def timestamp(text: str, path: Path | None = None) -> float:
+    """An ISO 8601 time (`Z` or an offset; naive is local time) in epoch seconds; when it cannot
+    be read, the mtime of `path` (0.0 without one)."""
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except (TypeError, ValueError):
+        try:
+            return path.stat().st_mtime if path is not None else 0.0
+        except OSError:
+            return 0.0
+
+
+def read_record(path: Path) -> dict[str, Any]:
+    """The JSON object of a session file; raises SessionError (unreadable, not JSON, not an object)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8", errors="replace"))
+    except OSError as err:
+        raise SessionError(NOT_A_SESSION.format(path=path, why=err.strerror or err)) from err
+    except ValueError as err:
+        raise SessionError(NOT_A_SESSION.format(path=path, why=f"invalid JSON: {err}")) from err
+    if not isinstance(data, dict):
+        raise SessionError(NOT_A_SESSION.format(path=path, why="not a JSON object"))
+    return data
+
+
+def load_session(path: Path) -> tuple[SessionMeta, list[dict]]:
+    """Read a session file: its metadata and its history, repaired (module docstring).
+
+    Raises SessionError when the file cannot be read or is not a JSON object.
+    """
+    path = Path(path)
+    data = read_record(path)
+    messages, unanswered = repair(clean_messages(data.get("messages")))
+    meta = SessionMeta(id=_str(data.get("id")) or path.stem, path=path, created=_str(data.get("created")),
+                       updated=_str(data.get("updated")), cwd=_str(data.get("cwd")),
+                       model=_str(data.get("model")), unanswered=unanswered,
+                       errors=[e for e in _list(data.get("errors")) if isinstance(e, dict)],
+                       usage=data["usage"] if isinstance(data.get("usage"), dict) else {})
+    return meta, messages
+
+
+def clean_messages(raw: Any) -> list[dict]:
+    """The messages of a record with only the keys mm knows (MESSAGE_KEYS); non-objects and
+    unknown roles are dropped."""
+    out = []
+    for msg in _list(raw):
+        if isinstance(msg, dict) and msg.get("role") in ROLES:
+            out.append({k: msg[k] for k in MESSAGE_KEYS if k in msg})
+    return out
+
+
+def repair(messages: list[dict]) -> tuple[list[dict], list[str]]:
+    """Answer every tool call that has no result with UNRECORDED_RESULT, right after the results
+    it has; drop tool results that answer no call. Returns the history and the repaired call ids."""
+    out: list[dict] = []
+    pending: list[str] = []
+    unanswered: list[str] = []
+    for msg in messages:
+        if msg["role"] == "tool" and msg.get("tool_call_id") in pending:
+            pending.remove(msg["tool_call_id"])
+            out.append(msg)
+            continue
+        if msg["role"] == "tool":
+            continue  # a result of no call: servers refuse it
+        _close(out, pending, unanswered)
+        out.append(msg)
+        if msg["role"] == "assistant":
+            pending = [c.get("id") for c in _list(msg.get("tool_calls")) if isinstance(c, dict)]
+    _close(out, pending, unanswered)
+    return out, unanswered
+
+
+def _close(out: list[dict], pending: list[str], unanswered: list[str]) -> None:
+    for call_id in pending:
+        out.append({"role": "tool", "tool_call_id": call_id, "content": UNRECORDED_RESULT})
+        unanswered.append(call_id)
+    pending.clear()
+
+
+def session_paths(directory: Path) -> list[Path]:
+    """The session files of `directory`: `*.json` not starting with a dot (temporary files of an
+    atomic write are `.<name>.<random>.tmp`, the index `.index.sqlite`)."""
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return []
+    prefix = os.path.join(directory, "")
+    return [Path(prefix + n) for n in names if n.endswith(".json") and not n.startswith(".")]
+
+
+def first_question(messages: list) -> str:
+    """The first user question of a history, on one line ("" when there is none)."""
+    for msg in messages:
+        if isinstance(msg, dict) and msg.get("role") == "user" and not msg.get("summary"):
+            text = text_of(msg)
+            if not text.lstrip().startswith(NOTE_PREFIXES):
+                return one_line(question_text(text))
+    return ""
+
+
+def list_sessions(directory: Path) -> list[SessionInfo]:
+    """The readable sessions of `directory`, newest first (by `updated`, then id); unreadable
+    files are skipped."""
+    found = []
+    for path in session_paths(directory):
+        try:
+            data = read_record(path)
+        except SessionError:
+            continue
+        info = SessionInfo(_str(data.get("id")) or path.stem, _str(data.get("updated")),
+                           first_question(_list(data.get("messages"))), path)
+        found.append((timestamp(info.updated, path), info.id, info))
+    found.sort(key=lambda t: (t[0], t[1]), reverse=True)
+    return [info for _, _, info in found]
+
+
+def latest_session(directory: Path) -> SessionInfo | None:
+    """The most recently updated session of `directory`, or None."""
+    sessions = list_sessions(directory)
+    return sessions[0] if sessions else None
+
+
+def _str(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []

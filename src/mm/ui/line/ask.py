@@ -1,0 +1,48 @@
+"""ask_user in line mode: each question in turn at the prompt (mm-tools.md §ask_user, Line mode)."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from mm.tools.ask_user.answers import SKIP, hint, read_answer
+from mm.tools.ask_user.questions import Question
+
+STOPS = ("/abort", "/quit", "/exit")  # slash commands that stop the turn and cancel the question
+ANSWER_PROMPT = "  ? "
+
+
+async def ask_in_line_mode(questions: list[Question], prompt: Callable[[str], Any], say: Callable[[str], None],
+                           stop: Callable[[str], None]) -> list[str] | str:
+    """Ask `questions` one by one; return the answers, "declined" (/skip) or "cancelled".
+
+    `prompt(text)` reads one line (awaitable), `say(line)` prints, `stop(command)` is told of
+    /abort or /quit (it stops the turn). An empty line takes the default, else asks again; a line
+    that does not answer prints the hint again.
+    """
+    say(f"❓ ask_user: {len(questions)} question(s)")
+    answers: list[str] = []
+    for question in questions:
+        say(f"❓ {question.text}")
+        for n, option in enumerate(question.options, 1):
+            say(f"  {n}. {option}" + (" (default)" if option == question.default else ""))
+        if question.type == "confirm" and question.default:
+            say(f"  default: {question.default}")
+        say(hint(question))
+        while True:
+            try:
+                line = await prompt(ANSWER_PROMPT)
+            except (EOFError, KeyboardInterrupt):
+                stop("/abort")
+                return "cancelled"
+            command = line.strip().lower()
+            if command == SKIP:
+                return "declined"
+            if command in STOPS:
+                stop(command)
+                return "cancelled"
+            answer = read_answer(question, line)
+            if answer is not None:
+                answers.append(answer)
+                break
+            say(hint(question))
+    return answers
