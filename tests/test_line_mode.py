@@ -96,3 +96,12 @@ async def test_new_compact_usage(scripted_server, tmp_path):
     assert "🗜️ compressed " in shown and "→ 1 summary + " in shown
     assert "📊 session: " in shown
     assert "🆕 New session: " in shown and "message(s) forgotten." in shown
+
+
+async def test_memory_finds_an_earlier_conversation(scripted_server, tmp_path):
+    config = {"sessions": {"enabled": True}}
+    scripted_server.add_reply("Use tabs for Go code.")
+    await drive(scripted_server, tmp_path, ["How should I indent golang?\r", "/quit\r"], config)
+    shown = await drive(scripted_server, tmp_path, ["/memory golang\r", "/memory\r", "/quit\r"], config)
+    assert '🔎 1 hit(s) for "golang" in ' in shown and "→ Use tabs for Go code." in shown
+    assert "⚠️ nothing to search: give one or more words" in shown

@@ -9,7 +9,8 @@ from typing import Callable
 from mm.config.schema import AgentConfig
 
 EXAMPLE_URL = "http://127.0.0.1:8080/v1"
-BUILTIN_TOOLS = ("bash", "read_file", "write_file", "edit_file", "fetch_content", "web_crawler", "web_search")
+BUILTIN_TOOLS = ("bash", "read_file", "write_file", "edit_file", "fetch_content", "web_crawler", "web_search",
+                 "ask_user", "save_answer", "search_memory")
 TOOL_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 Where = Callable[[tuple], str]  # the place a key was set: "<file>:<line>", "--base-url", "MM_MODEL"…

@@ -23,7 +23,7 @@ PERMISSION_CHOICES = "   allow? [a] once · [s] for this session · [r] reject �
 ANSWERS: dict[str, PermissionAnswer] = {"a": "allow_once", "s": "allow_always", "r": "reject_once",
                                         "n": "reject_always"}
 BANNER = "mm v{version} · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
-HELP = "/new · /compact · /usage · /quit · Esc Enter for a new line · Ctrl-C cancels the turn"
+HELP = "/new · /compact · /usage · /memory <words> · /quit · Esc Enter for a new line · Ctrl-C cancels the turn"
 UNKNOWN_COMMAND = "unknown command {command} — {help}"
 
 
@@ -87,7 +87,7 @@ def prompt_session(history_file: Path | None, input: Any = None, output: Any = N
     return PromptSession(history=history, key_bindings=keys, input=input, output=output)
 
 
-async def repl(conv: Any, session: Any, view: LineView, banner: str) -> int:
+async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any = None) -> int:
     """Read prompts until /quit or end of input, running one turn per prompt; returns 0."""
     view.console.print(banner, style="bold", markup=False, highlight=False, soft_wrap=True)
     view.console.print(HELP, style="dim", markup=False, highlight=False, soft_wrap=True)
@@ -106,7 +106,7 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str) -> int:
         if text.startswith("/"):
             if text in ("/quit", "/exit"):
                 return 0
-            view.say(await slash_command(conv, text))
+            view.say(await slash_command(conv, text, memory))
             continue
         loop.add_signal_handler(signal.SIGINT, conv.cancel)
         try:
@@ -119,8 +119,9 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str) -> int:
             return 0
 
 
-async def slash_command(conv: Any, text: str) -> str:
-    """Run a slash command typed at the prompt and return the line to show (mm-acp.md: /new, /compact)."""
+async def slash_command(conv: Any, text: str, memory: Any = None) -> str:
+    """Run a slash command typed at the prompt and return the text to show (mm-acp.md: /new, /compact;
+    mm-tools.md §search_memory: /memory). `memory(words, history)` searches past sessions, when on."""
     command = text.split()[0]
     if command == "/new":
         return conv.new()
@@ -128,7 +129,23 @@ async def slash_command(conv: Any, text: str) -> str:
         return await conv.compact()
     if command == "/usage":
         return conv.usage_text()
+    if command == "/memory" and memory is not None:
+        return await memory(text[len(command):].strip(), conv.history)
     return UNKNOWN_COMMAND.format(command=command, help=HELP)
+
+
+def memory_search(config: AgentConfig, cwd: Path) -> Any:
+    """The `/memory` search over past sessions, or None when sessions or the command are off."""
+    if not (config.sessions.enabled and config.sessions.searchMemory):
+        return None
+
+    async def search(words: str, history: list) -> str:
+        from mm.sessions.search import search_memory
+
+        return await asyncio.to_thread(search_memory, cwd / config.sessions.dir, words, None, history,
+                                       config.maxOutput)
+
+    return search
 
 
 def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:
@@ -158,6 +175,6 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
         conv.context_window = await context_window(config, endpoint)
         view = LineView(console, config.previewLines)
         session = prompt_session(history_file, input, output)
-        return await repl(conv, session, view, banner_line(config, endpoint, conv))
+        return await repl(conv, session, view, banner_line(config, endpoint, conv), memory_search(config, cwd))
     finally:
         endpoint.close()
