@@ -148,6 +148,8 @@ class Conversation:
 
     async def _fit(self, ui: Interaction) -> None:
         """Before a request: compact when over the threshold, then cut messages if still over."""
+        if not self.context_window:  # unknown window: nothing to measure against (and no import)
+            return
         from mm.engine import compaction
 
         if not compaction.over_threshold(self):

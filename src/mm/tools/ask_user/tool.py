@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from mm.tools.ask_user.questions import Question, parse_questions
 from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
+
+if TYPE_CHECKING:
+    from mm.tools.ask_user.questions import Question
 
 DESCRIPTION = (
     "Ask the user one to four questions and get their answers. Use it when you cannot go on without a "
@@ -56,6 +58,8 @@ class AskUser:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Ask the questions and return the answers, or the declined, cancelled or nobody text."""
+        from mm.tools.ask_user.questions import parse_questions  # on first use: start-up time
+
         questions = parse_questions(args)
         if isinstance(questions, str):
             return ToolResult(questions, failed=True)
