@@ -80,3 +80,32 @@ async def assert_none_left(pattern: str) -> None:
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert not left, f"still running: {pattern}"
+
+
+def fill_origin(value: Any, origin: str) -> Any:
+    """`value` with every `{origin}` placeholder replaced (strings, and lists of them)."""
+    if isinstance(value, list):
+        return [fill_origin(v, origin) for v in value]
+    return value.replace("{origin}", origin) if isinstance(value, str) else value
+
+
+def check_text_expectations(text: str, expect: dict) -> None:
+    """The text checks of cases/README.md §Conventions: starts_with, contains, not_contains,
+    regex, in_order (in that order of appearance) and ends_with_single_newline."""
+    import re
+
+    if "starts_with" in expect:
+        assert text.startswith(expect["starts_with"]), text[:300]
+    for part in expect.get("contains", []):
+        assert part in text, f"missing {part!r} in:\n{text}"
+    for part in expect.get("not_contains", []):
+        assert part not in text, f"unexpected {part!r} in:\n{text}"
+    for pattern in expect.get("regex", []):
+        assert re.search(pattern, text), f"no match for {pattern!r} in:\n{text}"
+    at = 0
+    for part in expect.get("in_order", []):
+        found = text.find(part, at)
+        assert found >= 0, f"{part!r} missing or out of order in:\n{text}"
+        at = found + len(part)
+    if expect.get("ends_with_single_newline"):
+        assert text.endswith("\n") and not text.endswith("\n\n")

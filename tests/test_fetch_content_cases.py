@@ -3,24 +3,16 @@ the real fetch_content tool (shared/cases/README.md §html, §robots)."""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
 
-from harness import SHARED, load_cases
+from harness import SHARED, check_text_expectations, fill_origin, load_cases
 from mm.tools.base import Settings, ToolContext
 from mm.tools.web.fetch_content import FetchContent
 
 HTML_CASES = load_cases("html")
 ROBOTS_CASES = load_cases("robots")
-
-
-def fill(value, origin: str):
-    """`value` with every `{origin}` placeholder replaced (lists and strings)."""
-    if isinstance(value, list):
-        return [fill(v, origin) for v in value]
-    return value.replace("{origin}", origin) if isinstance(value, str) else value
 
 
 async def fetch(args: dict, tmp_path: Path, max_output: int = 100_000):
@@ -30,24 +22,10 @@ async def fetch(args: dict, tmp_path: Path, max_output: int = 100_000):
 
 def check_text(text: str, expect: dict, origin: str) -> None:
     """The html-case expectations on the tool's output (README §Conventions, §html)."""
-    e = {k: fill(v, origin) for k, v in expect.items()}
+    e = {k: fill_origin(v, origin) for k, v in expect.items()}
     if "equals" in e:
         assert text.removesuffix("\n") == e["equals"]
-    if "starts_with" in e:
-        assert text.startswith(e["starts_with"]), text[:300]
-    for part in e.get("contains", []):
-        assert part in text, f"missing {part!r} in:\n{text}"
-    for part in e.get("not_contains", []):
-        assert part not in text, f"unexpected {part!r} in:\n{text}"
-    for pattern in e.get("regex", []):
-        assert re.search(pattern, text), f"no match for {pattern!r} in:\n{text}"
-    at = 0
-    for part in e.get("in_order", []):
-        found = text.find(part, at)
-        assert found >= 0, f"{part!r} missing or out of order in:\n{text}"
-        at = found + len(part)
-    if e.get("ends_with_single_newline"):
-        assert text.endswith("\n") and not text.endswith("\n\n")
+    check_text_expectations(text, e)
 
 
 def test_cases_found():
@@ -58,7 +36,7 @@ def test_cases_found():
 async def test_html_case(case: dict, web, tmp_path: Path):
     body = (SHARED / "cases" / "html" / case["page_file"]).read_bytes()
     web.page(case["served_at"], body, headers=case["response_headers"])
-    args = {k: fill(v, web.origin) for k, v in case["fetch_arguments"].items()}
+    args = {k: fill_origin(v, web.origin) for k, v in case["fetch_arguments"].items()}
     result = await fetch(args, tmp_path)
     check_text(result.text, case["expect"], web.origin)
     assert not result.failed

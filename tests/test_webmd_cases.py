@@ -4,12 +4,11 @@ the case's `expect` (the fetch_content tool runs the same cases over loopback)."
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
-from harness import SHARED
+from harness import SHARED, check_text_expectations, fill_origin
 from mm.webmd import decode_html, detect_encoding, html_to_markdown
 
 CASES = sorted((SHARED / "cases" / "html").glob("*.json"))
@@ -17,14 +16,6 @@ ORIGIN = "http://127.0.0.1:8080"
 # The tool's fixed message for a page with nothing left (mm-tools.md §fetch_content); at this
 # layer the conversion returns "".
 NO_CONTENT = "has no text content once scripts, navigation and ads are removed"
-
-
-def _fill(value):
-    if isinstance(value, str):
-        return value.replace("{origin}", ORIGIN)
-    if isinstance(value, list):
-        return [_fill(v) for v in value]
-    return value
 
 
 def _convert(case: dict) -> str:
@@ -39,26 +30,12 @@ def _convert(case: dict) -> str:
 
 
 def _check(markdown: str, expect: dict) -> None:
-    expect = {k: _fill(v) for k, v in expect.items()}
+    expect = {k: fill_origin(v, ORIGIN) for k, v in expect.items()}
     if "equals" in expect:
         assert NO_CONTENT in expect["equals"], "only the no-content message is expected whole"
         assert markdown == ""
         return
-    if "starts_with" in expect:
-        assert markdown.startswith(expect["starts_with"]), markdown
-    for text in expect.get("contains", []):
-        assert text in markdown, f"{text!r} missing from:\n{markdown}"
-    for text in expect.get("not_contains", []):
-        assert text not in markdown, f"{text!r} present in:\n{markdown}"
-    for pattern in expect.get("regex", []):
-        assert re.search(pattern, markdown), f"/{pattern}/ not found in:\n{markdown}"
-    position = 0
-    for text in expect.get("in_order", []):
-        found = markdown.find(text, position)
-        assert found >= 0, f"{text!r} not found after offset {position} in:\n{markdown}"
-        position = found + len(text)
-    if expect.get("ends_with_single_newline"):
-        assert markdown.endswith("\n") and not markdown.endswith("\n\n")
+    check_text_expectations(markdown, expect)
 
 
 @pytest.mark.parametrize("case_file", CASES, ids=[p.stem for p in CASES])
