@@ -13,7 +13,8 @@ def console_to(buffer: io.StringIO):
     return Console(file=buffer, width=100, force_terminal=False, color_system=None)
 
 
-async def drive(srv, tmp_path, keys: list[str], config: dict | None = None) -> str:
+async def drive(srv, tmp_path, keys: list[str], config: dict | None = None, resume: str | None = None,
+                status: int = 0) -> str:
     """Type `keys` (one string per prompt) into line mode and return what it printed."""
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
@@ -25,12 +26,12 @@ async def drive(srv, tmp_path, keys: list[str], config: dict | None = None) -> s
     out = io.StringIO()
     with create_pipe_input() as pipe:
         task = asyncio.create_task(run_line_mode(cfg, tmp_path, input=pipe, output=DummyOutput(),
-                                                 console=console_to(out)))
+                                                 console=console_to(out), resume=resume))
         for key in keys:
             await asyncio.sleep(0.3)
             pipe.send_text(key)
-        status = await asyncio.wait_for(task, 20)
-    assert status == 0
+        returned = await asyncio.wait_for(task, 20)
+    assert returned == status, out.getvalue()
     return out.getvalue()
 
 
@@ -105,3 +106,26 @@ async def test_memory_finds_an_earlier_conversation(scripted_server, tmp_path):
     shown = await drive(scripted_server, tmp_path, ["/memory golang\r", "/memory\r", "/quit\r"], config)
     assert '🔎 1 hit(s) for "golang" in ' in shown and "→ Use tabs for Go code." in shown
     assert "⚠️ nothing to search: give one or more words" in shown
+
+
+async def test_resume_sessions_and_new_keeps_the_previous_conversation(scripted_server, tmp_path):
+    config = {"sessions": {"enabled": True}}
+    scripted_server.add_reply("Paris.")
+    await drive(scripted_server, tmp_path, ["capital of France?\r", "/quit\r"], config)
+    (saved,) = (tmp_path / ".mm" / "sessions").glob("*.json")
+    scripted_server.add_reply("Berlin.")
+    shown = await drive(scripted_server, tmp_path, ["and Germany?\r", "/sessions\r", "/new\r", "/quit\r"],
+                        config, resume="")
+    assert f"resumed {saved.stem}: 2 message(s)" in shown
+    sent = scripted_server.requests[1]["messages"]
+    assert [m["content"] for m in sent[1:]] == ["capital of France?", "Paris.", "and Germany?"]
+    assert f"{saved.stem} · " in shown and "capital of France?" in shown and "mm --resume <id>" in shown
+    files = sorted((tmp_path / ".mm" / "sessions").glob("*.json"))
+    assert len(files) == 2  # /new kept the conversation under a new id; the resumed file starts afresh
+
+
+async def test_resume_needs_sessions_and_a_known_id(scripted_server, tmp_path):
+    shown = await drive(scripted_server, tmp_path, [], resume="", status=2)
+    assert "sessions are off" in shown
+    shown = await drive(scripted_server, tmp_path, [], {"sessions": {"enabled": True}}, resume="nope", status=2)
+    assert "no saved conversation nope in " in shown

@@ -10,7 +10,7 @@ import sys
 
 from mm import __version__
 
-USAGE = "mm [-p PROMPT] [-c FILE] [--model NAME] [--base-url URL] [--provider NAME] [--version]"
+USAGE = "mm [-p PROMPT] [--resume [ID]] [-c FILE] [--model NAME] [--base-url URL] [--provider NAME] [--version]"
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 
 
@@ -25,6 +25,8 @@ def _parser():
     p.add_argument("--model", help="the model name, or a .gguf file for the embedded engine")
     p.add_argument("--base-url", dest="base_url", help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     p.add_argument("--provider", help="llamacpp, ollama, dmr, lmstudio, openai or embedded")
+    p.add_argument("--resume", nargs="?", const="", metavar="ID",
+                   help="line mode: go on with a saved conversation (the latest when no ID is given)")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
 
@@ -55,7 +57,7 @@ def main(argv: list[str] | None = None) -> int:
         from mm.ui.line.app import run_line_mode
 
         history = Path.home() / ".local" / "state" / "mm" / "history"
-        return asyncio.run(run_line_mode(loaded.config, Path.cwd(), history_file=history))
+        return asyncio.run(run_line_mode(loaded.config, Path.cwd(), history_file=history, resume=args.resume))
     if not args.prompt.strip():
         print("mm: the prompt is empty: mm -p \"what to do\"", file=sys.stderr)
         return EXIT_USAGE

@@ -7,6 +7,7 @@ import signal
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from mm.config.schema import AgentConfig
 from mm.engine.conversation import Conversation
@@ -17,8 +18,12 @@ FIRST_REQUEST_HEAD_START = 0.1  # seconds the context-window probe waits in one-
 SESSION_NOT_SAVED = "[warning: the session could not be saved to {path}: {error}]"
 
 
-def build_conversation(config: AgentConfig, client, cwd: Path) -> Conversation:
-    """A Conversation for `config` talking to `client` in `cwd`, saving sessions when enabled."""
+def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | None = None) -> Conversation:
+    """A Conversation for `config` talking to `client` in `cwd`, saving sessions when enabled.
+
+    `resume`: a session file whose conversation goes on (its system prompt replaced by the
+    current one); raises mm.sessions.load.SessionError when it cannot be read.
+    """
     from mm.tools.registry import build_registry
 
     conv = Conversation(
@@ -38,6 +43,8 @@ def build_conversation(config: AgentConfig, client, cwd: Path) -> Conversation:
 
         session = SessionFile(cwd / config.sessions.dir,
                               meta={"cwd": str(cwd), "model": getattr(client, "model", "") or ""})
+        if resume is not None:
+            _resume(conv, session, resume)
 
         def save(c: Conversation) -> None:
             try:
@@ -46,11 +53,33 @@ def build_conversation(config: AgentConfig, client, cwd: Path) -> Conversation:
                 reason = getattr(err, "strerror", None) or err
                 print(fix_surrogates(SESSION_NOT_SAVED.format(path=session.path, error=reason)), file=sys.stderr)
 
+        def keep_previous(c: Conversation, previous: list[dict]) -> None:
+            if len(previous) > 1:  # mm-acp.md §/new: the conversation so far under a new id
+                kept = SessionFile(session.directory, meta=dict(session.meta))
+                try:
+                    kept.save(previous, [], asdict(c.totals))
+                except (OSError, ValueError):
+                    pass
+            save(c)
+
         conv.on_turn_end = save
+        conv.on_new = keep_previous
         memory = conv.registry.get("search_memory")
         if memory is not None:  # the conversation in progress is left out of its own search
             memory.current = lambda: conv.history
     return conv
+
+
+def _resume(conv: Conversation, session: Any, path: Path) -> None:
+    """Load the session file at `path` into `conv` and make `session` rewrite that same file."""
+    from mm.sessions.load import load_session, timestamp
+
+    meta, messages = load_session(path)
+    if messages and messages[0].get("role") == "system":
+        messages = messages[1:]
+    conv.history[1:] = messages
+    conv.errors[:] = list(meta.errors)
+    session.id, session.created = meta.id, timestamp(meta.created, path)
 
 
 def make_client(config: AgentConfig, base_url: str, model: str, provider: str):

@@ -63,6 +63,7 @@ class Conversation:
     permissions: Permissions = field(default_factory=Permissions)
     loops: LoopDetector = field(default_factory=LoopDetector)
     on_turn_end: Any = None  # callable(conversation) run after each turn (session save)
+    on_new: Any = None  # callable(conversation, previous history) run by /new (sessions)
     context_window: int | None = None  # tokens, when known (contextWindow or the server's probe)
     context: ContextConfig = field(default_factory=ContextConfig)  # compaction settings (`context:`)
     meter: TokenMeter = field(default_factory=TokenMeter)  # the server's last measure of the history
@@ -229,12 +230,15 @@ class Conversation:
     def new(self) -> str:
         """`/new`: the history reset to the system prompt, the token measure forgotten, the loop
         detector and the errors reset, permissions and totals kept (mm-acp.md §session/prompt).
-        Returns `🆕 New session: N message(s) forgotten.`; saving the old conversation is the caller's."""
+        Returns `🆕 New session: N message(s) forgotten.`; `on_new` keeps the old conversation."""
         forgotten = len(self.history) - 1
+        previous = list(self.history)
         self.history[:] = [{"role": "system", "content": self.system_prompt}]
         self.errors.clear()
         self.meter.forget()
         self.loops.reset()
+        if self.on_new is not None:  # sessions: keep the old conversation under a new id, rewrite this one
+            self.on_new(self, previous)
         return NEW_SESSION.format(n=forgotten)
 
     def tools_text(self) -> str:

@@ -23,8 +23,15 @@ PERMISSION_CHOICES = "   allow? [a] once · [s] for this session · [r] reject �
 ANSWERS: dict[str, PermissionAnswer] = {"a": "allow_once", "s": "allow_always", "r": "reject_once",
                                         "n": "reject_always"}
 BANNER = "mm v{version} · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
-HELP = "/new · /compact · /usage · /memory <words> · /quit · Esc Enter for a new line · Ctrl-C cancels the turn"
+HELP = ("/new · /compact · /usage · /memory <words> · /sessions · /quit · Esc Enter for a new line · "
+        "Ctrl-C cancels the turn")
 UNKNOWN_COMMAND = "unknown command {command} — {help}"
+NO_SESSIONS = "sessions are off: set `sessions: {enabled: true}` in the agent file to keep conversations"
+NOTHING_TO_RESUME = "no saved conversation in {dir}"
+NO_SUCH_SESSION = "no saved conversation {id} in {dir} — /sessions lists them"
+RESUMED = "resumed {id}: {n} message(s)"
+RESUME_HINT = "go on with one: mm --resume <id>"
+SESSIONS_SHOWN = 20
 
 
 class LineUI:
@@ -87,7 +94,8 @@ def prompt_session(history_file: Path | None, input: Any = None, output: Any = N
     return PromptSession(history=history, key_bindings=keys, input=input, output=output)
 
 
-async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any = None) -> int:
+async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any = None,
+               sessions: Any = None) -> int:
     """Read prompts until /quit or end of input, running one turn per prompt; returns 0."""
     view.console.print(banner, style="bold", markup=False, highlight=False, soft_wrap=True)
     view.console.print(HELP, style="dim", markup=False, highlight=False, soft_wrap=True)
@@ -106,7 +114,7 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any
         if text.startswith("/"):
             if text in ("/quit", "/exit"):
                 return 0
-            view.say(await slash_command(conv, text, memory))
+            view.say(await slash_command(conv, text, memory, sessions))
             continue
         loop.add_signal_handler(signal.SIGINT, conv.cancel)
         try:
@@ -119,7 +127,7 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any
             return 0
 
 
-async def slash_command(conv: Any, text: str, memory: Any = None) -> str:
+async def slash_command(conv: Any, text: str, memory: Any = None, sessions: Any = None) -> str:
     """Run a slash command typed at the prompt and return the text to show (mm-acp.md: /new, /compact;
     mm-tools.md §search_memory: /memory). `memory(words, history)` searches past sessions, when on."""
     command = text.split()[0]
@@ -129,6 +137,8 @@ async def slash_command(conv: Any, text: str, memory: Any = None) -> str:
         return await conv.compact()
     if command == "/usage":
         return conv.usage_text()
+    if command == "/sessions" and sessions is not None:
+        return sessions()
     if command == "/memory" and memory is not None:
         return await memory(text[len(command):].strip(), conv.history)
     return UNKNOWN_COMMAND.format(command=command, help=HELP)
@@ -155,26 +165,68 @@ def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:
                          url=endpoint.base_url, window=window, tools=", ".join(conv.registry.names) or "none")
 
 
+def session_to_resume(config: AgentConfig, cwd: Path, resume: str) -> Path | str:
+    """The file `--resume [ID]` names (the latest when ID is empty), or the one-line reason it cannot."""
+    from mm.sessions.load import latest_session
+
+    directory = cwd / config.sessions.dir
+    if not config.sessions.enabled:
+        return NO_SESSIONS
+    if not resume:
+        latest = latest_session(directory)
+        return latest.path if latest is not None else NOTHING_TO_RESUME.format(dir=directory)
+    path = directory / f"{Path(resume).name.removesuffix('.json')}.json"
+    return path if path.is_file() else NO_SUCH_SESSION.format(id=resume, dir=directory)
+
+
+def sessions_text(config: AgentConfig, cwd: Path) -> str:
+    """`/sessions`: the saved conversations, newest first, and how to go on with one."""
+    from mm.sessions.load import list_sessions
+
+    if not config.sessions.enabled:
+        return NO_SESSIONS
+    found = list_sessions(cwd / config.sessions.dir)[:SESSIONS_SHOWN]
+    if not found:
+        return NOTHING_TO_RESUME.format(dir=cwd / config.sessions.dir)
+    lines = [f"{s.id} · {s.updated[:16].replace('T', ' ')} · {s.first_question[:80]}" for s in found]
+    return "\n".join(lines + [RESUME_HINT])
+
+
 async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, output: Any = None,
-                        console: Any = None, history_file: Path | None = None) -> int:
-    """Run line mode until the user leaves; returns the exit status (0, or 1 when no server)."""
+                        console: Any = None, history_file: Path | None = None, resume: str | None = None) -> int:
+    """Run line mode until the user leaves; returns the exit status (0; 1 without a server;
+    2 when `--resume` names nothing to go on with)."""
     from rich.console import Console
 
     from mm.llm.resolve import ResolveError, context_window, resolve_endpoint
     from mm.run import build_conversation, make_client
 
     console = console or Console(highlight=False)
+    resumed = session_to_resume(config, cwd, resume) if resume is not None else None
+    if isinstance(resumed, str):
+        console.print(f"mm: {resumed}", style="red", markup=False, highlight=False, soft_wrap=True)
+        return 2
     try:
         endpoint = await resolve_endpoint(config)
     except ResolveError as err:
         console.print(f"mm: {err}", style="red", markup=False, highlight=False, soft_wrap=True)
         return 1
     try:
-        conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
-                                                      endpoint.provider), cwd)
+        from mm.sessions.load import SessionError
+
+        try:
+            conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
+                                                          endpoint.provider), cwd, resume=resumed)
+        except SessionError as err:
+            console.print(f"mm: {err}", style="red", markup=False, highlight=False, soft_wrap=True)
+            return 2
         conv.context_window = await context_window(config, endpoint)
         view = LineView(console, config.previewLines)
         session = prompt_session(history_file, input, output)
-        return await repl(conv, session, view, banner_line(config, endpoint, conv), memory_search(config, cwd))
+        banner = banner_line(config, endpoint, conv)
+        if resumed is not None:
+            banner += "\n" + RESUMED.format(id=resumed.stem, n=len(conv.history) - 1)
+        return await repl(conv, session, view, banner, memory_search(config, cwd),
+                          lambda: sessions_text(config, cwd))
     finally:
         endpoint.close()
