@@ -109,3 +109,19 @@ def check_text_expectations(text: str, expect: dict) -> None:
         at = found + len(part)
     if expect.get("ends_with_single_newline"):
         assert text.endswith("\n") and not text.endswith("\n\n")
+
+
+def read_until(fd: int, needle: bytes, timeout: float = 30) -> bytes:
+    """Read a terminal's output (`fd`) until `needle` shows; returns all that was read."""
+    import select
+    import time
+
+    seen = b""
+    deadline = time.monotonic() + timeout
+    while needle not in seen and time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.2)
+        if ready:
+            seen += os.read(fd, 65536)
+    if needle not in seen:
+        raise RuntimeError(f"{needle!r} never came: {seen[-500:]!r}")
+    return seen
