@@ -8,9 +8,10 @@ Ctrl-D leaves. With `yolo: false`, bash, write_file and edit_file ask first (`ğŸ
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from mm import __version__
 from mm.config.schema import AgentConfig
@@ -119,7 +120,8 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any
         loop.add_signal_handler(signal.SIGINT, conv.cancel)
         try:
             view.start_turn()
-            await conv.run_turn(text, ui)
+            with escape_cancels(session.input, conv.cancel):
+                await conv.run_turn(text, ui)
         finally:
             view.close()
             loop.remove_signal_handler(signal.SIGINT)
@@ -156,6 +158,36 @@ def memory_search(config: AgentConfig, cwd: Path) -> Any:
                                        config.maxOutput)
 
     return search
+
+
+@contextlib.contextmanager
+def escape_cancels(terminal: Any, cancel: Any) -> Iterator[None]:
+    """While a turn runs, Esc (or Ctrl-C arriving as a key) typed at the terminal cancels it.
+
+    The terminal's keys are read in raw mode through prompt_toolkit's input; a prompt opened
+    during the turn (ğŸ”, ask_user) reads them itself and gives them back afterwards.
+    """
+    from prompt_toolkit.keys import Keys
+
+    def keys_ready() -> None:
+        keys = terminal.read_keys() + terminal.flush_keys()
+        if any(k.key in (Keys.Escape, Keys.ControlC) for k in keys):
+            cancel()
+
+    if not hasattr(terminal, "fileno") or not _is_terminal(terminal):
+        yield
+        return
+    with terminal.raw_mode(), terminal.attach(keys_ready):
+        yield
+
+
+def _is_terminal(terminal: Any) -> bool:
+    import os
+
+    try:
+        return os.isatty(terminal.fileno())
+    except (OSError, ValueError, NotImplementedError):
+        return False
 
 
 def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:
