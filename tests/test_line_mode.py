@@ -119,7 +119,7 @@ async def test_resume_sessions_and_new_keeps_the_previous_conversation(scripted_
     assert f"resumed {saved.stem}: 2 message(s)" in shown
     sent = scripted_server.requests[1]["messages"]
     assert [m["content"] for m in sent[1:]] == ["capital of France?", "Paris.", "and Germany?"]
-    assert f"{saved.stem} · " in shown and "capital of France?" in shown and "mm --resume <id>" in shown
+    assert f"{saved.stem} · " in shown and "capital of France?" in shown and "/sessions <id>" in shown
     files = sorted((tmp_path / ".mm" / "sessions").glob("*.json"))
     assert len(files) == 2  # /new kept the conversation under a new id; the resumed file starts afresh
 
@@ -129,3 +129,16 @@ async def test_resume_needs_sessions_and_a_known_id(scripted_server, tmp_path):
     assert "sessions are off" in shown
     shown = await drive(scripted_server, tmp_path, [], {"sessions": {"enabled": True}}, resume="nope", status=2)
     assert "no saved conversation nope in " in shown
+
+
+async def test_sessions_id_goes_on_with_that_conversation(scripted_server, tmp_path):
+    config = {"sessions": {"enabled": True}}
+    scripted_server.add_reply("Paris.")
+    await drive(scripted_server, tmp_path, ["capital of France?\r", "/quit\r"], config)
+    (saved,) = (tmp_path / ".mm" / "sessions").glob("*.json")
+    scripted_server.add_reply("Rome.")
+    shown = await drive(scripted_server, tmp_path, [f"/sessions {saved.stem}\r", "and Italy?\r", "/quit\r"], config)
+    assert f"resumed {saved.stem}: 2 message(s)" in shown
+    assert [m["content"] for m in scripted_server.requests[1]["messages"][1:]] == [
+        "capital of France?", "Paris.", "and Italy?"]
+    assert len(list((tmp_path / ".mm" / "sessions").glob("*.json"))) == 1  # the same file goes on

@@ -7,7 +7,6 @@ import signal
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from mm.config.schema import AgentConfig
 from mm.engine.conversation import Conversation
@@ -43,8 +42,9 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
 
         session = SessionFile(cwd / config.sessions.dir,
                               meta={"cwd": str(cwd), "model": getattr(client, "model", "") or ""})
+        conv.session = session
         if resume is not None:
-            _resume(conv, session, resume)
+            resume_session(conv, resume)
 
         def save(c: Conversation) -> None:
             try:
@@ -70,8 +70,9 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
     return conv
 
 
-def _resume(conv: Conversation, session: Any, path: Path) -> None:
-    """Load the session file at `path` into `conv` and make `session` rewrite that same file."""
+def resume_session(conv: Conversation, path: Path) -> int:
+    """Load the session file at `path` into `conv`, whose session file becomes that one; returns
+    the number of messages loaded. Raises mm.sessions.load.SessionError when it cannot be read."""
     from mm.sessions.load import load_session, timestamp
 
     meta, messages = load_session(path)
@@ -79,7 +80,10 @@ def _resume(conv: Conversation, session: Any, path: Path) -> None:
         messages = messages[1:]
     conv.history[1:] = messages
     conv.errors[:] = list(meta.errors)
-    session.id, session.created = meta.id, timestamp(meta.created, path)
+    conv.meter.forget()
+    conv.loops.reset()
+    conv.session.id, conv.session.created = meta.id, timestamp(meta.created, path)
+    return len(messages)
 
 
 def make_client(config: AgentConfig, base_url: str, model: str, provider: str):

@@ -64,6 +64,7 @@ class Conversation:
     loops: LoopDetector = field(default_factory=LoopDetector)
     on_turn_end: Any = None  # callable(conversation) run after each turn (session save)
     on_new: Any = None  # callable(conversation, previous history) run by /new (sessions)
+    session: Any = None  # the session file (mm.sessions.store.SessionFile) when sessions are on
     context_window: int | None = None  # tokens, when known (contextWindow or the server's probe)
     context: ContextConfig = field(default_factory=ContextConfig)  # compaction settings (`context:`)
     meter: TokenMeter = field(default_factory=TokenMeter)  # the server's last measure of the history

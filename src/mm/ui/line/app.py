@@ -31,7 +31,7 @@ NO_SESSIONS = "sessions are off: set `sessions: {enabled: true}` in the agent fi
 NOTHING_TO_RESUME = "no saved conversation in {dir}"
 NO_SUCH_SESSION = "no saved conversation {id} in {dir} — /sessions lists them"
 RESUMED = "resumed {id}: {n} message(s)"
-RESUME_HINT = "go on with one: mm --resume <id>"
+RESUME_HINT = "go on with one: /sessions <id> (or mm --resume <id>)"
 SESSIONS_SHOWN = 20
 
 
@@ -140,7 +140,7 @@ async def slash_command(conv: Any, text: str, memory: Any = None, sessions: Any 
     if command == "/usage":
         return conv.usage_text()
     if command == "/sessions" and sessions is not None:
-        return sessions()
+        return sessions(text[len(command):].strip(), conv)
     if command == "/memory" and memory is not None:
         return await memory(text[len(command):].strip(), conv.history)
     return UNKNOWN_COMMAND.format(command=command, help=HELP)
@@ -211,12 +211,22 @@ def session_to_resume(config: AgentConfig, cwd: Path, resume: str) -> Path | str
     return path if path.is_file() else NO_SUCH_SESSION.format(id=resume, dir=directory)
 
 
-def sessions_text(config: AgentConfig, cwd: Path) -> str:
-    """`/sessions`: the saved conversations, newest first, and how to go on with one."""
-    from mm.sessions.load import list_sessions
+def sessions_text(config: AgentConfig, cwd: Path, choice: str = "", conv: Any = None) -> str:
+    """`/sessions`: the saved conversations, newest first; `/sessions <id>` goes on with that one."""
+    from mm.sessions.load import SessionError, list_sessions
 
     if not config.sessions.enabled:
         return NO_SESSIONS
+    if choice and conv is not None:
+        from mm.run import resume_session
+
+        path = session_to_resume(config, cwd, choice)
+        if isinstance(path, str):
+            return path
+        try:
+            return RESUMED.format(id=path.stem, n=resume_session(conv, path))
+        except SessionError as err:
+            return str(err)
     found = list_sessions(cwd / config.sessions.dir)[:SESSIONS_SHOWN]
     if not found:
         return NOTHING_TO_RESUME.format(dir=cwd / config.sessions.dir)
@@ -259,6 +269,6 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
         if resumed is not None:
             banner += "\n" + RESUMED.format(id=resumed.stem, n=len(conv.history) - 1)
         return await repl(conv, session, view, banner, memory_search(config, cwd),
-                          lambda: sessions_text(config, cwd))
+                          lambda choice, c: sessions_text(config, cwd, choice, c))
     finally:
         endpoint.close()
