@@ -142,3 +142,11 @@ async def test_sessions_id_goes_on_with_that_conversation(scripted_server, tmp_p
     assert [m["content"] for m in scripted_server.requests[1]["messages"][1:]] == [
         "capital of France?", "Paris.", "and Italy?"]
     assert len(list((tmp_path / ".mm" / "sessions").glob("*.json"))) == 1  # the same file goes on
+
+
+async def test_a_stray_word_does_not_allow_a_command(scripted_server, tmp_path):
+    scripted_server.add_tool_calls([{"name": "bash", "arguments": {"command": "touch ran"}}])
+    scripted_server.add_reply("done")
+    shown = await drive(scripted_server, tmp_path, ["go\r", "again\r", "r\r", "/quit\r"], {"yolo": False})
+    assert "🔐 bash: touch ran" in shown and not (tmp_path / "ran").exists()
+    assert scripted_server.requests[1]["messages"][-1]["content"] == "[command rejected by the user]"

@@ -21,8 +21,12 @@ from mm.ui.line.view import LineView
 PROMPT = "› "
 PERMISSION = "🔐 {name}: {preview}"
 PERMISSION_CHOICES = "   allow? [a] once · [s] for this session · [r] reject · [n] never: "
-ANSWERS: dict[str, PermissionAnswer] = {"a": "allow_once", "s": "allow_always", "r": "reject_once",
-                                        "n": "reject_always"}
+ANSWERS: dict[str, PermissionAnswer] = {
+    "a": "allow_once", "allow": "allow_once", "once": "allow_once", "y": "allow_once", "yes": "allow_once",
+    "s": "allow_always", "session": "allow_always", "always": "allow_always",
+    "r": "reject_once", "reject": "reject_once", "no": "reject_once",
+    "n": "reject_always", "never": "reject_always",
+}
 BANNER = "mm v{version} · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
 HELP = ("/new · /compact · /usage · /memory <words> · /sessions · /quit · Esc Enter for a new line · "
         "Ctrl-C cancels the turn")
@@ -64,15 +68,18 @@ class LineUI:
         self.view.emit(event)
 
     async def request_permission(self, name: str, arguments: dict[str, Any], preview: str) -> PermissionAnswer:
-        """Ask with the four answers; an unrecognised answer asks again, end of input rejects."""
+        """Ask with the four answers (a letter or its word); anything else asks again; Ctrl-C or end
+        of input rejects and stops the turn."""
         self.view.close()
         self.view.console.print(PERMISSION.format(name=name, preview=preview), markup=False, highlight=False, soft_wrap=True)
         while True:
             try:
-                answer = (await self.session.prompt_async(PERMISSION_CHOICES)).strip().lower()[:1]
-            except (EOFError, KeyboardInterrupt):
+                answer = (await self.session.prompt_async(PERMISSION_CHOICES)).strip().lower()
+            except (EOFError, KeyboardInterrupt):  # Ctrl-C here stops the turn, as at a question
+                if self.stop_turn is not None:
+                    self.stop_turn()
                 return "reject_once"
-            if answer in ANSWERS:
+            if answer in ANSWERS:  # a whole answer only: a stray word must not allow a command
                 return ANSWERS[answer]
 
 

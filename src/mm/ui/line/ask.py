@@ -15,11 +15,12 @@ async def ask_in_line_mode(questions: list[Question], prompt: Callable[[str], An
                            stop: Callable[[str], None]) -> list[str] | str:
     """Ask `questions` one by one; return the answers, "declined" (/skip) or "cancelled".
 
+    The `❓ ask_user: N question(s)` line is the tool call's own header, shown before this.
+
     `prompt(text)` reads one line (awaitable), `say(line)` prints, `stop(command)` is told of
     /abort or /quit (it stops the turn). An empty line takes the default, else asks again; a line
     that does not answer prints the hint again.
     """
-    say(f"❓ ask_user: {len(questions)} question(s)")
     answers: list[str] = []
     for question in questions:
         say(f"❓ {question.text}")
