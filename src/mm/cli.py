@@ -11,7 +11,7 @@ import sys
 from mm import __version__
 
 USAGE = "mm [-p PROMPT] [--resume [ID]] [-c FILE] [--model NAME] [--base-url URL] [--provider NAME] [--version]"
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_USAGE = 0, 2  # the turn's own statuses (1, 130, 141) are mm.run's
 
 
 def _parser():

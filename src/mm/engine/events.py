@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from mm.llm.types import Usage
@@ -73,7 +73,6 @@ class Recap:
     file_ops: int = 0
     skills: int = 0
     lsp_calls: int = 0
-    extra: dict[str, int] = field(default_factory=dict)
 
 
 StopReason = Literal["end_turn", "max_turn_requests", "cancelled", "error"]
