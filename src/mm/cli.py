@@ -10,7 +10,8 @@ import sys
 
 from mm import __version__
 
-USAGE = "mm [-p PROMPT] [--resume [ID]] [-c FILE] [--model NAME] [--base-url URL] [--provider NAME] [--version]"
+USAGE = ("mm [-p PROMPT | -acp | --ask AGENT PROMPT] [--resume [ID]] [-c FILE] [--model NAME] [--base-url URL] "
+         "[--provider NAME] [--version]")
 EXIT_OK, EXIT_USAGE = 0, 2  # the turn's own statuses (1, 130, 141) are mm.run's
 
 
@@ -20,6 +21,10 @@ def _parser():
     p = argparse.ArgumentParser(prog="mm", usage=USAGE,
                                 description="mm: a local-first coding agent for small local models.")
     p.add_argument("-p", "--prompt", help="run one turn with PROMPT in the working directory and exit")
+    p.add_argument("-acp", dest="acp", action="store_true",
+                   help="serve the Agent Client Protocol on stdio, as an editor's agent (Zed, JetBrains, Neovim)")
+    p.add_argument("--ask", nargs=2, metavar=("AGENT", "PROMPT"),
+                   help="hand PROMPT to AGENT (a name of mmConfigs) and print its answer")
     p.add_argument("-c", "--config", metavar="FILE", help="the agent file (default: .mm/agent.yaml, "
                    "then ~/.config/mm/agent.yaml)")
     p.add_argument("--model", help="the model name, or a .gguf file for the embedded engine")
@@ -51,6 +56,23 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"mm: {err}", file=sys.stderr)
         return EXIT_USAGE
+    if args.ask is not None:
+        if args.prompt is not None or args.acp or args.resume is not None:
+            print("mm: --ask takes no -p, -acp or --resume", file=sys.stderr)
+            return EXIT_USAGE
+        if not args.ask[1].strip():
+            print(f"mm: the prompt is empty: mm --ask {args.ask[0]} \"what to do\"", file=sys.stderr)
+            return EXIT_USAGE
+        from mm.ask.direct import run_ask
+
+        return run_ask(loaded.config, args.ask[0], args.ask[1])
+    if args.acp:
+        if args.prompt is not None or args.resume is not None:
+            print("mm: -acp takes no prompt and no --resume: the editor sends them", file=sys.stderr)
+            return EXIT_USAGE
+        from mm.acp.run import run_acp
+
+        return run_acp(loaded.config)
     if args.prompt is None:
         import asyncio
 

@@ -23,15 +23,17 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
     `resume`: a session file whose conversation goes on (its system prompt replaced by the
     current one); raises mm.sessions.load.SessionError when it cannot be read.
     """
+    from mm.skills import catalogue_of, skills_system_prompt
     from mm.tools.registry import build_registry
 
+    registry = build_registry(config, cwd=cwd)
     conv = Conversation(
         client=client,
-        registry=build_registry(config),
+        registry=registry,
         cwd=cwd,
-        system_prompt=config.systemPrompt,
+        system_prompt=skills_system_prompt(config.systemPrompt, catalogue_of(registry)),
         settings=Settings(max_output=config.maxOutput, bash_timeout=config.bashTimeout,
-                          preview_lines=config.previewLines),
+                          preview_lines=config.previewLines, watchdog_timeout=config.watchdogTimeout),
         yolo=config.yolo,
         max_turns=config.maxTurns,
         context=config.context,
@@ -53,14 +55,17 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
                 reason = getattr(err, "strerror", None) or err
                 print(fix_surrogates(SESSION_NOT_SAVED.format(path=session.path, error=reason)), file=sys.stderr)
 
-        def keep_previous(c: Conversation, previous: list[dict]) -> None:
+        def keep_previous(c: Conversation, previous: list[dict]) -> str | None:
+            kept_as = None
             if len(previous) > 1:  # mm-acp.md §/new: the conversation so far under a new id
                 kept = SessionFile(session.directory, meta=dict(session.meta))
                 try:
                     kept.save(previous, [], asdict(c.totals))
+                    kept_as = kept.id
                 except (OSError, ValueError):
                     pass
             save(c)
+            return kept_as
 
         conv.on_turn_end = save
         conv.on_new = keep_previous
@@ -70,12 +75,13 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
     return conv
 
 
-def resume_session(conv: Conversation, path: Path) -> int:
+def resume_session(conv: Conversation, path: Path, loaded: tuple | None = None) -> int:
     """Load the session file at `path` into `conv`, whose session file becomes that one; returns
-    the number of messages loaded. Raises mm.sessions.load.SessionError when it cannot be read."""
+    the number of messages loaded. `loaded`: what mm.sessions.load.load_session(path) returned,
+    when the caller read it already. Raises mm.sessions.load.SessionError when it cannot be read."""
     from mm.sessions.load import load_session, timestamp
 
-    meta, messages = load_session(path)
+    meta, messages = loaded if loaded is not None else load_session(path)
     if messages and messages[0].get("role") == "system":
         messages = messages[1:]
     conv.history[1:] = messages
@@ -122,6 +128,7 @@ async def _learn_context_window(conv: Conversation, config: AgentConfig, endpoin
 
 async def _oneshot(config: AgentConfig, prompt: str) -> int:
     from mm.llm.resolve import ResolveError, resolve_endpoint
+    from mm.skills import catalogue_of, resolve_skill_notation
     from mm.ui.oneshot import OneShotUI
 
     try:
@@ -137,7 +144,7 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # a closed terminal too
             loop.add_signal_handler(sig, conv.cancel)
         probe = asyncio.ensure_future(_learn_context_window(conv, config, endpoint))  # beside the first request
-        done = await conv.run_turn(prompt, ui)
+        done = await conv.run_turn(resolve_skill_notation(prompt, catalogue_of(conv.registry)), ui)
         probe.cancel()
     finally:
         endpoint.close()

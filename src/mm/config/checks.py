@@ -10,7 +10,7 @@ from mm.config.schema import AgentConfig
 
 EXAMPLE_URL = "http://127.0.0.1:8080/v1"
 BUILTIN_TOOLS = ("bash", "read_file", "write_file", "edit_file", "fetch_content", "web_crawler", "web_search",
-                 "ask_user", "save_answer", "search_memory")
+                 "ask_user", "save_answer", "search_memory", "read_skill", "ask_agent")
 TOOL_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 Where = Callable[[tuple], str]  # the place a key was set: "<file>:<line>", "--base-url", "MM_MODEL"…
@@ -18,7 +18,8 @@ Where = Callable[[tuple], str]  # the place a key was set: "<file>:<line>", "--b
 
 def check(config: AgentConfig, where: Where) -> str | None:
     """Return the first problem as `<where>: <key>: <problem>`, or None when the configuration can work."""
-    for problem in (_base_url(config, where), _model_file(config, where), _tools(config, where)):
+    for problem in (_base_url(config, where), _model_file(config, where), _tools(config, where),
+                    _asked_agents(config, where)):
         if problem:
             return problem
     return None
@@ -81,4 +82,18 @@ def _tools(config: AgentConfig, where: Where) -> str | None:
             declared_tool_from_entry(asdict(entry))
         except ValueError as err:
             return f"{at}: {err}"
+    return None
+
+
+def _asked_agents(config: AgentConfig, where: Where) -> str | None:
+    """Each `mmConfigs` entry names one agent: an existing agent file, or a command line."""
+    for name, entry in config.mmConfigs.items():
+        at = f"{where(('mmConfigs', name))}: mmConfigs.{name}"
+        if not name or not set(name) <= TOOL_NAME_CHARS or len(name) > 64:
+            return f"{at}: the name {name!r} must be letters, digits, _ or - (64 at most)"
+        if bool(entry.config) == bool(entry.command):
+            return (f"{at}: give either config (another mm's agent file) or command (an ACP agent's "
+                    "command line), not {what}".format(what="both" if entry.config else "neither"))
+        if entry.config and not Path(entry.config).is_file():
+            return f"{at}: config: no such agent file {entry.config}"
     return None

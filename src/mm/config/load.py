@@ -9,7 +9,8 @@ from typing import Any
 
 from mm.config.schema import AgentConfig
 
-ENV_OVERRIDES = {"MM_MODEL": "model", "MM_BASE_URL": "baseUrl", "MM_PROVIDER": "provider"}
+ENV_OVERRIDES = {"MM_MODEL": "model", "MM_BASE_URL": "baseUrl", "MM_PROVIDER": "provider",
+                 "MM_YOLO": "yolo"}  # MM_YOLO: set by an asking mm for the agent it starts (mm.ask)
 FLAGS = {"model": "--model", "baseUrl": "--base-url", "provider": "--provider"}
 
 
@@ -73,12 +74,25 @@ def load_config(explicit: str | None = None, cwd: Path | None = None,
         line = lines.get(loc)
         return f"{path}:{line}" if path is not None and line else str(path or "configuration")
 
+    _resolve_asked_agents(config, path.parent if path is not None else cwd)
     from mm.config.checks import check
 
     problem = check(config, where)
     if problem:
         raise ConfigError(problem)
     return LoadedConfig(config, path)
+
+
+def _resolve_asked_agents(config: AgentConfig, base: Path) -> None:
+    """`mmConfigs` entries as AskedAgentEntry objects, their agent files absolute (relative to
+    `base`, the directory of the agent file that names them)."""
+    from mm.config.schema import AskedAgentEntry
+
+    for name, entry in list(config.mmConfigs.items()):
+        if isinstance(entry, str):
+            entry = config.mmConfigs[name] = AskedAgentEntry(config=entry)
+        if entry.config:
+            entry.config = str(base / Path(entry.config).expanduser())
 
 
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, int]]:

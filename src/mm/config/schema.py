@@ -88,6 +88,27 @@ class WebSearchConfig:
 
 
 @dataclass
+class AcpConfig:
+    """How mm presents itself to an editor over ACP (`acp:`; mm-acp.md §initialize response)."""
+
+    __pydantic_config__ = FORBID
+    name: Annotated[str, MinLen(1)] = "bob"  # agentInfo.name
+    title: str = "Bob (bash-first agent)"  # agentInfo.title; "" leaves it out
+
+
+@dataclass
+class AskedAgentEntry:
+    """One agent of `mmConfigs` (mm-tools.md §ask_agent): another mm, by its agent file (`config`),
+    or any ACP agent, by its command line (`command`). A bare string stands for `config`."""
+
+    __pydantic_config__ = FORBID
+    config: str | None = None  # an agent file; relative to the agent file that names it
+    command: str | list[str] | None = None  # an ACP agent's command line (a string is split like a shell's)
+    description: str = ""  # what it is for, shown to the model
+    yolo: bool | None = None  # its calls: true run, false asked; unset: this agent's yolo
+
+
+@dataclass
 class AgentConfig:
     """The whole agent file. Keys are camelCase, as in the references."""
 
@@ -101,6 +122,7 @@ class AgentConfig:
     editTools: bool = True
     askUserTool: bool = True
     saveAnswerTool: bool = False
+    skillsDir: str | None = ".mm/skills"  # relative to the working directory; "" or null: none (docs/skills.md)
     bashTimeout: Annotated[float, Gt(0)] = 30.0
     maxOutput: Annotated[int, Ge(200)] = 12000
     previewLines: Annotated[int, Ge(0)] = 5
@@ -116,6 +138,8 @@ class AgentConfig:
     fetchContentTool: bool = False
     webCrawler: WebCrawlerConfig = field(default_factory=WebCrawlerConfig)
     webSearch: WebSearchConfig = field(default_factory=WebSearchConfig)
+    acp: AcpConfig = field(default_factory=AcpConfig)
+    mmConfigs: dict[str, AskedAgentEntry | str] = field(default_factory=dict)  # agents ask_agent can ask
 
 
 def constraint_names() -> dict[str, Any]:

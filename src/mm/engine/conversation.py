@@ -63,7 +63,8 @@ class Conversation:
     permissions: Permissions = field(default_factory=Permissions)
     loops: LoopDetector = field(default_factory=LoopDetector)
     on_turn_end: Any = None  # callable(conversation) run after each turn (session save)
-    on_new: Any = None  # callable(conversation, previous history) run by /new (sessions)
+    on_new: Any = None  # callable(conversation, previous history) -> the id it was kept as, run by /new
+    kept_as: str | None = None  # the id the conversation before the last /new was kept as (sessions)
     session: Any = None  # the session file (mm.sessions.store.SessionFile) when sessions are on
     context_window: int | None = None  # tokens, when known (contextWindow or the server's probe)
     context: ContextConfig = field(default_factory=ContextConfig)  # compaction settings (`context:`)
@@ -103,7 +104,7 @@ class Conversation:
 
     async def _loop(self, ui: Interaction, recap: Recap) -> TurnDone:
         ctx = ToolContext(cwd=self.cwd, settings=self.settings, cancelled=self._cancel, interaction=ui,
-                          previous_answer=self._last_answer())
+                          previous_answer=self._last_answer(), history=list(self.history))
         for _ in range(self.max_turns):
             try:
                 message = await self._request(ui)
@@ -238,8 +239,9 @@ class Conversation:
         self.errors.clear()
         self.meter.forget()
         self.loops.reset()
+        self.kept_as = None
         if self.on_new is not None:  # sessions: keep the old conversation under a new id, rewrite this one
-            self.on_new(self, previous)
+            self.kept_as = self.on_new(self, previous)
         return NEW_SESSION.format(n=forgotten)
 
     def tools_text(self) -> str:

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
 from mm.llm.types import Usage
-from mm.tools.base import ToolResult
+from mm.tools.base import FileChange, ToolResult
 
 
 @dataclass
@@ -38,6 +38,15 @@ class ToolCallStarted:
     name: str
     arguments: dict[str, Any]
     title: str | None = None  # the tool's own title for the call (a declared tool's argv)
+    change: FileChange | None = None  # what the call would change, when permission will be asked
+    kind: str | None = None  # the ACP kind, for a call an asked agent makes (the tool's own otherwise)
+
+
+@dataclass
+class ToolCallRunning:
+    """The tool itself starts (after the permission, when one was asked)."""
+
+    call_id: str
 
 
 @dataclass
@@ -48,6 +57,16 @@ class ToolCallDone:
     name: str
     arguments: dict[str, Any]
     result: ToolResult
+
+
+@dataclass
+class RelayedText:
+    """A piece of an asked agent's answer (`thought`: of its reasoning), streamed through the
+    turn of the ask_agent call (mm-tools.md §ask_agent, Display)."""
+
+    agent: str
+    text: str
+    thought: bool = False
 
 
 @dataclass
@@ -87,7 +106,8 @@ class TurnDone:
     error: str | None = None
 
 
-Event = TextChunk | ThoughtChunk | Composing | ToolCallStarted | ToolCallDone | UsageReport | Compacted | TurnDone
+Event = (TextChunk | ThoughtChunk | Composing | ToolCallStarted | ToolCallRunning | ToolCallDone | RelayedText
+         | UsageReport | Compacted | TurnDone)
 
 PermissionAnswer = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from mm.engine.events import Interaction, ToolCallDone, ToolCallStarted
+from mm.engine.events import Interaction, ToolCallDone, ToolCallRunning, ToolCallStarted
 from mm.engine.loops import LOOP_DETECTED, LoopDetector
 from mm.llm.types import ToolCall, fix_surrogates
 from mm.tools.base import ToolContext, ToolResult
@@ -81,6 +81,8 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
         result.text, result.failed = outcome.stop_error, True
     elif verdict.action == "append":
         result.text = f"{result.text.rstrip(chr(10))}\n{LOOP_DETECTED}" if result.text else LOOP_DETECTED
+    if result.stop and not outcome.stop_error:  # the tool itself ends the turn (an asked agent gone silent)
+        outcome.stop_error = result.stop
     result.text = fix_surrogates(result.text)  # a file name that is not UTF-8, say
     shown = arguments if call.arguments is not None else call.raw_arguments  # what was sent, for display
     ui.emit(ToolCallDone(call.id, call.name, shown, result))
@@ -90,11 +92,17 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
 async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui: Interaction,
                          permissions: Permissions, yolo: bool, call_id: str) -> ToolResult:
     title = tool.title(arguments, ctx) if callable(getattr(tool, "title", None)) else None
-    ui.emit(ToolCallStarted(call_id, tool.name, arguments, title))
-    if _needs_permission(tool, arguments, ctx) and not yolo and tool.name not in permissions.always_allow:
+    asks = (_needs_permission(tool, arguments, ctx) and not yolo and tool.name not in permissions.always_allow)
+    preview, planned = _preview(tool.name, arguments), None
+    if asks and tool.name not in permissions.always_reject:
+        planned = await _planned_change(tool, arguments, ctx)
+        if planned is not None:
+            preview = _diff_preview(planned, arguments)
+    ui.emit(ToolCallStarted(call_id, tool.name, arguments, title, planned.change if planned else None))
+    if asks:
         allowed = False
         if tool.name not in permissions.always_reject:
-            answer = await ui.request_permission(tool.name, arguments, _preview(tool.name, arguments))
+            answer = await ui.request_permission(tool.name, arguments, preview)
             if answer == "allow_always":
                 permissions.always_allow.add(tool.name)
             elif answer == "reject_always":
@@ -102,10 +110,31 @@ async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext,
             allowed = answer in ("allow_once", "allow_always")
         if not allowed:
             return ToolResult(rejection_text(tool.name), failed=True)
+    ui.emit(ToolCallRunning(call_id))
     try:
         return await tool.run(arguments, ctx)
     except Exception as err:  # a tool bug must not end the turn: the model reads it
         return ToolResult(f"[error: {tool.name} failed: {type(err).__name__}: {err}]", failed=True)
+
+
+async def _planned_change(tool: Any, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult | None:
+    """The tool's `plan(args, ctx)` (write_file, edit_file): what the call would change, written
+    nowhere; None when the tool has no plan or the call would change nothing."""
+    plan = getattr(tool, "plan", None)
+    if not callable(plan):
+        return None
+    try:
+        result = await plan(arguments, ctx)
+    except Exception:  # a preview must never stop the call: the prompt shows the arguments instead
+        return None
+    return result if result.change is not None and not result.failed else None
+
+
+def _diff_preview(planned: ToolResult, arguments: dict[str, Any]) -> str:
+    """The permission prompt's text for a file change: the file as the call names it, then the
+    diff's rows."""
+    rows = planned.text.split("\n")[1:]
+    return "\n".join([str(arguments.get("path") or planned.change.path)] + rows)
 
 
 def _needs_permission(tool: Any, arguments: dict[str, Any], ctx: ToolContext) -> bool:

@@ -45,6 +45,8 @@ class ToolResult:
     change: FileChange | None = None
     locations: list[Path] = field(default_factory=list)
     preview: str | None = None
+    summary: str | None = None  # shown as the call's output where the output already streamed (ask_agent)
+    stop: str | None = None  # an error that ends the turn (an asked agent gone silent: the watchdog)
 
 
 @dataclass
@@ -54,6 +56,7 @@ class Settings:
     max_output: int = 20000  # characters
     bash_timeout: float = 30.0  # seconds
     preview_lines: int = 5
+    watchdog_timeout: float = 120.0  # seconds of silence that end a turn (an asked agent's too)
 
 
 @dataclass
@@ -70,6 +73,7 @@ class ToolContext:
     interaction: Any = None  # the front end (mm.engine.events.Interaction), for tools that ask the user
     message_text: str = ""  # the text of the model message whose calls are running (save_answer)
     previous_answer: str = ""  # the conversation's last answer when the turn started (save_answer)
+    history: list[dict] = field(default_factory=list)  # the history the turn started from (ask_agent)
 
     def resolve(self, path: str) -> Path:
         """Return `path` resolved against the working directory."""

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import asdict
+from pathlib import Path
 from typing import Mapping
 
 from mm.config.schema import AgentConfig
@@ -25,6 +27,16 @@ class Registry:
     def names(self) -> list[str]:
         """The declared tools' names, in order."""
         return list(self.tools)
+
+    async def close(self) -> None:
+        """Let the tools that hold resources release them (the agents ask_agent started)."""
+        for tool in self.tools.values():
+            close = getattr(tool, "close", None)
+            if callable(close):
+                try:
+                    await close()
+                except Exception:  # leaving must not fail
+                    pass
 
     def schemas(self) -> list[dict]:
         """The OpenAI `tools` array; a tool with its own `schema()` method provides it (built once)."""
@@ -51,16 +63,19 @@ def switched_on(key: bool | None, variable: str | None) -> bool:
     return (variable or "").strip().lower() in TRUTHY
 
 
-def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None) -> Registry:
-    """Declare the tools the configuration asks for (mm-tools.md: bashTool, editTools,
-    fetchContentTool, sessions.autoSearchMemory, tools:; mnemo-tools.md: web_crawler, web_search). `env` (default
-    os.environ) holds ENABLE_WEB_CRAWL, ENABLE_WEB_SEARCH and BRAVE_API_KEY."""
+def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Registry:
+    """Declare the tools the configuration asks for (mm-tools.md: bashTool, skillsDir, editTools,
+    fetchContentTool, sessions.autoSearchMemory, mmConfigs, tools:; mnemo-tools.md: web_crawler, web_search).
+    `env` (default os.environ) holds ENABLE_WEB_CRAWL, ENABLE_WEB_SEARCH, BRAVE_API_KEY and MM_ASK_DEPTH. `cwd`, the working
+    directory, is where a relative skillsDir is found; None: no read_skill (docs/skills.md)."""
     env = os.environ if env is None else env
     tools: list[Tool] = []
     if config.bashTool:
         from mm.tools.bash import Bash
 
         tools.append(Bash())
+    if cwd is not None:
+        tools += _skill_tool(config, cwd)
     if config.editTools:
         from mm.tools.edit.tool import EditFile
         from mm.tools.read_file import ReadFile
@@ -80,6 +95,11 @@ def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None) ->
         from mm.tools.save_answer import SaveAnswer
 
         tools.append(SaveAnswer())
+    if config.mmConfigs:
+        from mm.ask.agents import ask_depth, asked_agents
+        from mm.tools.ask_agent import AskAgent
+
+        tools.append(AskAgent(asked_agents(config, cwd or Path.cwd()), ask_depth(env)))
     if config.tools:
         from mm.tools.declared import declared_tool_from_entry
 
@@ -89,6 +109,26 @@ def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None) ->
                 tools.append(declared_tool_from_entry(asdict(entry)))
                 taken.add(entry.name)
     return Registry(tools)
+
+
+def _skill_tool(config: AgentConfig, cwd: Path) -> list[Tool]:
+    """read_skill, when skillsDir holds at least one skill (mm-tools.md §read_skill); each skill
+    file skipped is said on stderr. Nothing is scanned when the directory does not exist."""
+    from mm.skills import load_catalogue, skills_directory
+
+    directory = skills_directory(config.skillsDir, cwd)
+    try:
+        present = directory is not None and directory.is_dir()
+    except OSError:  # a parent that cannot be searched, say
+        present = False
+    if not present:
+        return []
+    catalogue = load_catalogue(directory, warn=lambda line: print(line, file=sys.stderr))
+    if not catalogue:
+        return []
+    from mm.tools.read_skill import ReadSkill
+
+    return [ReadSkill(directory, catalogue)]
 
 
 def _web_tools(config: AgentConfig, env: Mapping[str, str]) -> list[Tool]:

@@ -71,9 +71,12 @@ def _shown(where: Path, cwd: Path) -> str:
         return str(where)
 
 
-def write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+def write(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> ToolResult:
     """Write `args["content"]` to `args["path"]`; return the headline and, for a replaced
-    file, the numbered diff against the previous content (mm-tools.md §write_file)."""
+    file, the numbered diff against the previous content (mm-tools.md §write_file).
+
+    plan_only: write nothing and return the diff with the `change` that would be made.
+    """
     from mm.tools.diff import diff_texts, fit, split_lines  # on first use: start-up time
     from mm.tools.fs import (BOM, NOT_REGULAR, TextFileError, line_endings, read_text, special_kind,
                              write_text_atomic)
@@ -109,10 +112,12 @@ def write(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
             before = where.read_bytes().decode("utf-8", errors="replace") if os.access(where, os.R_OK) else ""
     if before is not None and readable and content == before:
         return ToolResult(UNCHANGED.format(path=path), locations=[where])
-    try:
-        write_text_atomic(where, content)
-    except OSError as err:
-        return ToolResult(CANNOT_WRITE.format(path=path, error=err.strerror or err), failed=True, locations=[where])
+    if not plan_only:
+        try:
+            write_text_atomic(where, content)
+        except OSError as err:
+            return ToolResult(CANNOT_WRITE.format(path=path, error=err.strerror or err), failed=True,
+                              locations=[where])
     change = FileChange(where, before, content)
     count = len(split_lines(content))
     if before is None:  # the reference's "headline and the diff against the previous content": all added
@@ -141,6 +146,10 @@ class WriteFile:
         Param("path", "string", "File path, relative to the working directory; parent directories are created."),
         Param("content", "string", "The whole content of the file."),
     ]
+
+    async def plan(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """What the call would change, written nowhere (the permission prompt's diff)."""
+        return await asyncio.to_thread(write, args, ctx, True)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Write the file in a worker thread; see `write`."""

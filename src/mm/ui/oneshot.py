@@ -48,7 +48,7 @@ class OneShotUI:
                 self._end_text()
                 self._note(call_header(event.name, event.arguments))
             self._last_shown = event.result.text
-            self._note(preview(shown_output(event.result), self.preview_lines, self.dim))
+            self._note(preview(shown_output(event.result, streamed=False), self.preview_lines, self.dim))
         elif isinstance(event, Compacted):
             self._end_text()
             self._note(event.line)
@@ -91,6 +91,10 @@ class OneShotUI:
             self.err.flush()
         except BrokenPipeError:
             pass
+
+    def finish(self) -> None:
+        """End the answer's last line (a front end that emits no TurnDone, `mm --ask`)."""
+        self._end_text()
 
     def _end_text(self) -> None:
         if self._text_open:

@@ -13,7 +13,7 @@ NO_OUTPUT = "(no output)"
 
 def call_header(name: str, arguments: Any, title: str | None = None) -> str:
     """The line shown for a call: `🛠️  bash: <command>`, `📝 edit_file: <path>`,
-    `🌐 fetch_content: <url>` (`→ <file>` with output), or `🧰 <name>: …`.
+    `🌐 fetch_content: <url>` (`→ <file>` with output), `📖 read_skill: <name>`, or `🧰 <name>: …`.
 
     `title` is the tool's own (a declared tool's `<name>: <argv>`); a call that could not run
     (unknown tool, invalid arguments) shows its input as sent (mm-tools.md §Declared tools).
@@ -37,16 +37,29 @@ def _header(name: str, arguments: Any, title: str | None) -> str:
         return f'🔎 {name}: "{args["query"]}"'
     if name == "ask_user" and isinstance(args.get("questions"), list):
         return f"❓ ask_user: {len(args['questions'])} question(s)"
+    if name == "read_skill" and "name" in args:
+        return f"📖 read_skill: {args['name']}"
     if name == "save_answer" and title:
         return f"💾 {title}"
+    if name == "ask_agent" and title:
+        return f"🗣 {title}"
     if title:
         return f"🧰 {title}"
     return f"🧰 {name}: {_compact(arguments)}"
 
 
-def shown_output(result: Any) -> str:
-    """What a terminal echoes of a tool result: its `preview`, else its text; for a file change,
-    the headline and the changed lines only, so the change is what `previewLines` shows."""
+def visible(text: str) -> str:
+    """`text` with its control characters (tab and newline kept) in caret notation, ESC as `^[`,
+    so what a tool or a file holds cannot drive the terminal."""
+    return text.translate(_VISIBLE)
+
+
+def shown_output(result: Any, streamed: bool = True) -> str:
+    """What a terminal echoes of a tool result: its `summary` when the output already streamed
+    (`streamed`: an asked agent's answer), its `preview`, else its text; for a file change, the
+    headline and the changed lines only, so the change is what `previewLines` shows."""
+    if streamed and getattr(result, "summary", None) is not None:
+        return result.summary
     if result.preview is not None:
         return result.preview
     if result.change is None or result.failed:

@@ -29,8 +29,9 @@ class AskUser:
     """The ask_user tool: kind `other`, never gated by yolo (asking changes nothing).
 
     The front end answers through an optional Interaction method
-    `async ask_user(questions: list[Question]) -> list[str] | "declined" | "cancelled"`;
-    a front end without it cannot ask (one-shot mode).
+    `async ask_user(questions: list[Question]) -> list[str] | "declined" | "cancelled" | "nobody"`;
+    a front end without it cannot ask (one-shot mode), nor one that answers "nobody" (an editor
+    that offers neither forms nor dialogs for these questions).
     """
 
     name = "ask_user"
@@ -67,6 +68,8 @@ class AskUser:
         if ask is None:
             return ToolResult(NOBODY, failed=True)
         outcome = await ask(questions)
+        if outcome == "nobody":
+            return ToolResult(NOBODY, failed=True)
         if outcome == "declined":
             return ToolResult(DECLINED, failed=True)
         if outcome == "cancelled" or not isinstance(outcome, list):

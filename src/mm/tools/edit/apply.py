@@ -197,9 +197,13 @@ def _dry(value: Any) -> bool:
     return bool(value)
 
 
-def edit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+def edit(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> ToolResult:
     """Apply `args` (path, edits, dry_run) to the file; return the headline and numbered diff,
-    or a refusal. Nothing is written unless every edit is found once and none conflict."""
+    or a refusal. Nothing is written unless every edit is found once and none conflict.
+
+    plan_only: write nothing, and return the dry run's text with the `change` that would be made
+    (the permission prompt shows it before the call runs).
+    """
     path = args.get("path")
     if not isinstance(path, str) or not path.strip():
         return ToolResult(PATH_REQUIRED, failed=True)
@@ -240,16 +244,18 @@ def edit(args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         return _refuse(NO_CHANGE.format(path=path), ctx, where)
     diff = diff_lines(split_lines(index.text), split_lines(new_text), blocks)
     relaxed = sum(m.relaxed for _, m in found)
-    dry = _dry(args.get("dry_run", False))
+    dry = plan_only or _dry(args.get("dry_run", False))
     head = (DRY_HEADLINE if dry else HEADLINE).format(
         path=path, count=len(found), s="" if len(found) == 1 else "s",
         added=diff.added, deleted=diff.deleted, line=diff.first_line or 1)
     if relaxed:
         head += RELAXED.format(count=relaxed)
     text = fit(head, diff.rows, ctx.settings.max_output)
+    before, after = file.physical(index.text), file.physical(new_text)
+    if plan_only:
+        return ToolResult(text, change=FileChange(where, before, after), locations=[where])
     if dry:
         return ToolResult(text, locations=[where])
-    before, after = file.physical(index.text), file.physical(new_text)
     try:
         write_text_atomic(where, after)
     except OSError as err:

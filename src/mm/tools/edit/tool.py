@@ -62,6 +62,12 @@ class EditFile:
             return {**args, "edits": [edits]}
         return args
 
+    async def plan(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """What the call would change, written nowhere (the permission prompt's diff)."""
+        from mm.tools.edit.apply import edit
+
+        return await asyncio.to_thread(edit, args, ctx, True)
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run the edits in a worker thread; see `edit`."""
         from mm.tools.edit.apply import edit

@@ -1,0 +1,87 @@
+"""The model server of `mm -acp`, found in the background: the editor's `initialize` and
+`session/new` are answered at once while discovery (or the embedded engine) gets ready."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Callable
+
+from mm.config.schema import AgentConfig
+
+
+class ModelHandle:
+    """The endpoint, its client and its context window, resolved once (again after a failure).
+
+    `on_ready(endpoint, window)` is called once the first resolution succeeds (the banner).
+    """
+
+    def __init__(self, config: AgentConfig, on_ready: Callable[[Any, int | None], None] | None = None):
+        self.config, self.on_ready = config, on_ready
+        self.endpoint: Any = None
+        self.window: int | None = config.contextWindow
+        self._client: Any = None
+        self._task: asyncio.Task | None = None
+
+    def start(self) -> None:
+        """Begin resolving in the background."""
+        if self._task is None:
+            self._task = asyncio.ensure_future(self._resolve())
+
+    async def client(self) -> Any:
+        """The model client; raises mm.llm.types.LLMError (class `unreachable`) when no server can
+        be used — the next call tries again."""
+        from mm.llm.types import LLMError
+
+        self.start()
+        assert self._task is not None
+        try:
+            return await asyncio.shield(self._task)
+        except LLMError:
+            self._task = None
+            raise
+
+    async def _resolve(self) -> Any:
+        from mm.llm.resolve import ResolveError, context_window, resolve_endpoint
+        from mm.llm.types import LLMError
+        from mm.run import make_client
+
+        if self._client is not None:
+            return self._client
+        try:
+            endpoint = await resolve_endpoint(self.config)
+        except ResolveError as err:
+            raise LLMError("unreachable", str(err)) from None
+        self.endpoint = endpoint
+        self._client = make_client(self.config, endpoint.base_url, endpoint.model, endpoint.provider)
+        try:
+            self.window = await context_window(self.config, endpoint)
+        except Exception:  # a probe that fails leaves the window unknown: compaction waits
+            self.window = self.config.contextWindow
+        if self.on_ready is not None:
+            self.on_ready(endpoint, self.window)
+        return self._client
+
+    def close(self) -> None:
+        """Stop the embedded engine, when one was started; cancel a resolution in flight."""
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        if self.endpoint is not None:
+            self.endpoint.close()
+
+
+class LazyClient:
+    """A model client (mm.engine.conversation.ModelClient) that waits for the handle's client."""
+
+    def __init__(self, handle: ModelHandle):
+        self.handle = handle
+
+    @property
+    def model(self) -> str:
+        """The model's name: the server's once known, else the configured one."""
+        endpoint = self.handle.endpoint
+        return endpoint.model if endpoint is not None else (self.handle.config.model or "")
+
+    async def complete(self, messages: list[dict], tools: list[dict], on_delta: Any = None, **options: Any) -> Any:
+        """One chat completion through the real client (mm.llm.client.ChatClient.complete)."""
+        client = await self.handle.client()
+        return await client.complete(messages, tools, on_delta, **options)

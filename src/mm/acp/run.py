@@ -1,0 +1,99 @@
+"""Starting `mm -acp`: stdout kept for JSON-RPC, the banner and logs on stderr, the agent served
+until the client closes stdin (mm-acp.md §Transport)."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+from typing import Any
+
+from mm import __version__
+from mm.config.schema import AgentConfig
+
+BANNER = "mm v{version} · acp · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
+NO_SERVER = "[acp] no model server yet: {error}"
+
+
+def log(line: str) -> None:
+    """One line on stderr (surrogates made printable)."""
+    from mm.llm.types import fix_surrogates
+
+    try:
+        print(fix_surrogates(line), file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+
+
+def run_acp(config: AgentConfig) -> int:
+    """Serve ACP on stdio until the client closes stdin or a signal stops mm; returns 0."""
+    from mm.acp.wire import claim_stdout
+
+    wire = claim_stdout()
+    try:
+        return asyncio.run(_serve(config, wire))
+    except KeyboardInterrupt:
+        return 0
+
+
+async def _serve(config: AgentConfig, wire: int) -> int:
+    from acp.agent.connection import AgentSideConnection
+
+    from mm.acp.model import ModelHandle
+    from mm.acp.server import EditorAgent
+    from mm.acp.wire import StdioTransport
+
+    model = ModelHandle(config, lambda endpoint, window: log(_banner(config, endpoint, window)))
+    agent = EditorAgent(config, model, log)
+    _warn_shadowed(config)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        loop.add_signal_handler(sig, stop.set)
+    model.start()
+    watch = asyncio.ensure_future(_report_failure(model))
+    transport = StdioTransport(sys.stdin.buffer, wire, log, before_eof=agent.stop)
+    conn = AgentSideConnection(agent, transport, listening=False)
+    serving = asyncio.ensure_future(conn.listen())
+    stopping = asyncio.ensure_future(stop.wait())
+    try:
+        await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        await agent.stop()
+        for task in (serving, stopping, watch):
+            task.cancel()
+        await asyncio.gather(serving, stopping, watch, return_exceptions=True)
+        model.close()
+    return 0
+
+
+async def _report_failure(model: Any) -> None:
+    """Say on stderr, once, why no model server can be used yet (the next prompt tries again)."""
+    from mm.llm.types import LLMError
+
+    try:
+        await model.client()
+    except LLMError as err:
+        log(NO_SERVER.format(error=err))
+
+
+def _banner(config: AgentConfig, endpoint: Any, window: int | None) -> str:
+    from pathlib import Path
+
+    from mm.tools.registry import build_registry
+
+    names = build_registry(config, cwd=Path.cwd()).names
+    return BANNER.format(version=__version__, model=endpoint.model, provider=endpoint.provider,
+                         url=endpoint.base_url, window=f"{window} tokens" if window else "unknown",
+                         tools=", ".join(names) or "none")
+
+
+def _warn_shadowed(config: AgentConfig) -> None:
+    """A skill named like a real command is not advertised: the banner says so (mm-acp.md)."""
+    from pathlib import Path
+
+    from mm.skills import catalogue_of, shadowed_line, shadowed_skills
+    from mm.tools.registry import build_registry
+
+    for skill in shadowed_skills(catalogue_of(build_registry(config, cwd=Path.cwd()))):
+        log(f"[acp] {shadowed_line(skill)}")

@@ -1,0 +1,131 @@
+"""One ACP session: a conversation in the session's `cwd`, its prompts and its slash commands
+(mm-acp.md §session/prompt)."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mm.engine.conversation import Conversation
+
+NEW_LOG = "[acp] session {id}: new session, {n} message(s) forgotten"
+KEPT_LOG = "[acp] session {id}: previous conversation kept as {kept}"
+COMPACT_LOG = "[acp] session {id}: /compact — {line}"
+ATTACHED_LOG = "[acp] session {id}: attached {path}"
+TURN_LOG = "[acp] turn done: {commands} command(s) · {file_ops} file op(s) · {skills} skill(s)"
+STOP_REASONS = {"end_turn": "end_turn", "cancelled": "cancelled", "max_turn_requests": "max_turn_requests"}
+
+
+class TurnFailed(Exception):
+    """The turn ended in an error; `str(err)` is its one-line explanation."""
+
+
+@dataclass
+class Session:
+    """A registered session: its id, `cwd` and conversation, and the prompts in flight."""
+
+    id: str
+    cwd: Path
+    conv: Conversation
+    server: Any  # mm.acp.server.EditorAgent: the lock, the client connection, the call ids, the log
+    cancels: set[asyncio.Event] = field(default_factory=set)
+
+    @property
+    def catalogue(self) -> list[Any]:
+        """The session's skills (mm.skills.Skill), from its read_skill tool."""
+        from mm.skills import catalogue_of
+
+        return catalogue_of(self.conv.registry)
+
+    def cancel(self) -> None:
+        """`session/cancel`: stop the turn in flight and every prompt still waiting for its turn."""
+        for event in list(self.cancels):
+            event.set()
+        self.conv.cancel()
+
+    async def prompt(self, blocks: list[Any]) -> dict[str, Any]:
+        """Run one `session/prompt` and return the response's fields (`stopReason`, `usage`).
+
+        Waits for the process-wide turn lock. Raises TurnFailed when the turn failed.
+        """
+        from mm.acp.prompt import flatten
+
+        flat = flatten(blocks, self.cwd, self.catalogue)
+        for path in flat.attached:
+            self.server.log(ATTACHED_LOG.format(id=self.id, path=path))
+        ui = self.server.front_end(self)
+        self.cancels.add(ui.cancelled)
+        try:
+            async with self.server.turns:
+                if ui.cancelled.is_set():
+                    return self._response("cancelled")
+                if flat.command == "/new":
+                    return await self._new(ui)
+                if flat.command == "/compact":
+                    return await self._compact(ui)
+                return await self._turn(flat.text, ui)
+        finally:
+            self.cancels.discard(ui.cancelled)
+
+    async def _turn(self, text: str, ui: Any) -> dict[str, Any]:
+        from mm.skills import resolve_skill_notation
+
+        self.conv.context_window = await self.server.context_window()
+        text = resolve_skill_notation(text, self.catalogue)
+        if ui.cancelled.is_set():
+            return self._response("cancelled")
+        size = len(self.conv.history)
+        done = await self.conv.run_turn(text, ui)
+        await ui.outbox.flush()
+        if len(self.conv.history) == size + 1 and self.conv.history[-1].get("role") == "user":
+            self.conv.history.pop()  # a question with no answer at all is removed (mm-acp.md §session/prompt)
+            if self.conv.on_turn_end is not None:
+                self.conv.on_turn_end(self.conv)
+        r = done.recap
+        self.server.log(TURN_LOG.format(commands=r.commands, file_ops=r.file_ops, skills=r.skills))
+        await self._usage_update(ui)
+        if done.stop_reason == "error" or done.stop_reason not in STOP_REASONS:
+            raise TurnFailed(done.error or "the turn failed")
+        return self._response(STOP_REASONS[done.stop_reason])
+
+    async def _new(self, ui: Any) -> dict[str, Any]:
+        forgotten = len(self.conv.history) - 1
+        line = self.conv.new()
+        self.server.log(NEW_LOG.format(id=self.id, n=forgotten))
+        if self.conv.kept_as:
+            self.server.log(KEPT_LOG.format(id=self.id, kept=self.conv.kept_as))
+        return await self._command_done(line, ui)
+
+    async def _compact(self, ui: Any) -> dict[str, Any]:
+        self.conv.context_window = await self.server.context_window()
+        line = await self.conv.compact()
+        self.server.log(COMPACT_LOG.format(id=self.id, line=line))
+        return await self._command_done(line, ui)
+
+    async def _command_done(self, line: str, ui: Any) -> dict[str, Any]:
+        ui.outbox.put({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": line}})
+        await self._usage_update(ui)
+        return self._response("cancelled" if ui.cancelled.is_set() else "end_turn")
+
+    async def _usage_update(self, ui: Any) -> None:
+        """`usage_update` at the end of a turn, `/new` and `/compact`: the larger of the last
+        measure and the history's estimate (mm-acp.md §session/update notifications sent)."""
+        ui.outbox.put({"sessionUpdate": "usage_update", "used": self.conv.used_tokens(),
+                       "size": self.conv.context_window or 0})
+        await ui.outbox.flush()
+
+    def _response(self, stop_reason: str) -> dict[str, Any]:
+        """`stopReason`, and `usage` (the session's totals) once the server reported any count."""
+        response: dict[str, Any] = {"stopReason": stop_reason}
+        t = self.conv.totals
+        if t.input_tokens or t.output_tokens:
+            usage = {"inputTokens": t.input_tokens, "outputTokens": t.output_tokens,
+                     "totalTokens": t.input_tokens + t.output_tokens}
+            if t.thought_tokens:
+                usage["thoughtTokens"] = t.thought_tokens
+            if t.cached_tokens:
+                usage["cachedReadTokens"] = t.cached_tokens
+            response["usage"] = usage
+        return response

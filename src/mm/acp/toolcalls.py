@@ -1,0 +1,110 @@
+"""How a tool call looks in an editor: title, kind, locations, content (mm-acp.md §Tool kinds,
+§session/update notifications sent, §session/load replay).
+
+Shared by the live turn and the replay of `session/load`, so that a replayed call has the title
+and kind the live one had.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+ACP_KINDS = ("read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other")
+# The kinds of tools that may be absent from the registry when a session is replayed.
+KNOWN_KINDS = {"bash": "execute", "read_file": "read", "read_skill": "read", "write_file": "edit",
+               "edit_file": "edit", "save_answer": "edit", "fetch_content": "fetch", "web_crawler": "fetch",
+               "web_search": "fetch", "search_memory": "search", "ask_user": "other", "ask_agent": "other"}
+# The argument a tool's title shows after `<tool>: `.
+TITLE_ARGUMENT = {"bash": "command", "read_file": "path", "write_file": "path", "edit_file": "path",
+                  "save_answer": "path", "read_skill": "name", "fetch_content": "url", "web_crawler": "url",
+                  "web_search": "query", "search_memory": "query", "ask_agent": "agent"}
+PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "save_answer"})
+DIFF_LIMIT = 2_000_000  # characters of old + new text above which a change travels as text
+TITLE_LIMIT = 200  # characters of a title
+
+
+def tool_kind(name: str, tool: Any = None) -> str:
+    """The ACP ToolKind of a call of `name` (`tool`: the registry's tool, when there is one);
+    an unknown kind is `execute` (mm-acp.md §Tool kinds)."""
+    kind = getattr(tool, "kind", None) or KNOWN_KINDS.get(name, "execute")
+    return kind if kind in ACP_KINDS else "execute"
+
+
+def tool_title(name: str, arguments: Any, title: str | None = None) -> str:
+    """`bash: <command>`, `read_file: <path>`, … — or the tool's own `title` (a declared tool's
+    `<name>: <argv>`); other tools show their arguments as compact JSON."""
+    if title:
+        return _one_line(title)
+    args = arguments if isinstance(arguments, dict) else {}
+    if name == "ask_user" and isinstance(args.get("questions"), list):
+        return f"ask_user: {len(args['questions'])} question(s)"
+    key = TITLE_ARGUMENT.get(name)
+    if key and isinstance(args.get(key), (str, int, float)):
+        return _one_line(f"{name}: {args[key]}")
+    if not args:
+        return name
+    return _one_line(f"{name}: {json.dumps(args, ensure_ascii=False)}")
+
+
+def stored_arguments(raw: Any) -> Any:
+    """A recorded call's `function.arguments`: the JSON text parsed, else the text as it is."""
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw if raw is not None else {}
+
+
+def call_locations(name: str, arguments: Any, cwd: Path) -> list[dict[str, str]]:
+    """`[{"path": <absolute path>}]` for a call naming a file (read_file, write_file, edit_file,
+    save_answer, fetch_content with `output`), else []."""
+    args = arguments if isinstance(arguments, dict) else {}
+    key = "path" if name in PATH_TOOLS else "output" if name == "fetch_content" else None
+    value = args.get(key) if key else None
+    if not isinstance(value, str) or not value.strip():
+        return []
+    return [{"path": absolute(value, cwd)}]
+
+
+def absolute(path: str, cwd: Path) -> str:
+    """`path` (relative to `cwd`, or absolute, or `~…`) as an absolute, normalised path."""
+    return os.path.abspath(os.path.join(str(cwd), os.path.expanduser(path)))
+
+
+def text_content(text: str) -> list[dict[str, Any]]:
+    """A tool call's content holding one text block."""
+    return [{"type": "content", "content": {"type": "text", "text": text}}]
+
+
+def diff_content(change: Any) -> list[dict[str, Any]] | None:
+    """A tool call's content holding the diff of `change` (mm.tools.base.FileChange: `oldText`
+    absent for a created file), or None when the texts are too large to send (DIFF_LIMIT)."""
+    old, new = change.old_text, change.new_text
+    if len(old or "") + len(new) > DIFF_LIMIT:
+        return None
+    diff: dict[str, Any] = {"type": "diff", "path": str(change.path), "newText": new}
+    if old is not None:
+        diff["oldText"] = old
+    return [diff]
+
+
+def result_content(result: Any) -> list[dict[str, Any]]:
+    """The content of a finished call: the diff of a file change, else the text it shows
+    (`summary` for a call whose output already streamed, else the output)."""
+    if result.change is not None and not result.failed:
+        diff = diff_content(result.change)
+        if diff is not None:
+            return diff
+    shown = getattr(result, "summary", None)
+    return text_content(shown if shown is not None else result.text)
+
+
+def _one_line(text: str) -> str:
+    """`text` with its line breaks made spaces (a title is one line), cut at TITLE_LIMIT."""
+    line = re.sub(r"\s*[\r\n]+\s*", " ", text).strip()
+    return line if len(line) <= TITLE_LIMIT else line[:TITLE_LIMIT - 1] + "…"

@@ -1,0 +1,253 @@
+"""An asked agent as a child process, driven as an ACP client (mm-tools.md §ask_agent; mm-acp.md,
+"When mm is the client").
+
+The child is started on the first question and kept; each question gets a fresh session. Its
+updates, permission requests and forms go to the `Sink` of the question in flight. Every event
+of the child feeds the watchdog: silence longer than `watchdog` seconds stops the question.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+from mm import __version__
+
+STDERR_LINES = 20  # the child's last stderr lines kept for error messages
+LINE_LIMIT = 50 * 1024 * 1024  # bytes of one JSON-RPC line from the child
+EXITED = "the agent exited (status {status}){why}"
+SILENT_PREFIX = "no sign of life"
+SILENT = SILENT_PREFIX + " for {seconds:.0f}s (watchdogTimeout)"
+CANCELLED = "cancelled"
+NOT_STARTED = "cannot start {argv0}: {error}"
+
+
+class Sink(Protocol):
+    """Where a question's events go (mm.ask.relay.Relay)."""
+
+    def update(self, update: Any) -> None: ...
+
+    async def permission(self, tool_call: Any, options: list) -> str | None: ...
+
+    async def elicit(self, message: str, mode: Any) -> dict[str, Any]: ...
+
+
+@dataclass
+class Answer:
+    """What a question got: the text answered, and why it stopped early (None: it finished)."""
+
+    text: str
+    stopped: str | None = None
+    failed: str | None = None  # nothing could be asked: the reason
+
+
+class ChildAgent:
+    """The child process of one asked agent, and the ACP connection to it."""
+
+    def __init__(self, name: str, argv: list[str], env: dict[str, str], cwd: Path):
+        self.name, self.argv, self.env, self.cwd = name, argv, env, cwd
+        self.process: asyncio.subprocess.Process | None = None
+        self.conn: Any = None
+        self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
+        self._sink: Sink | None = None
+        self._session: str | None = None
+        self._texts: list[str] = []
+        self._alive = asyncio.Event()  # set at every event of the child (the watchdog)
+        self._start_lock = asyncio.Lock()
+
+    async def ask(self, prompt: str, cwd: Path, sink: Sink, watchdog: float, cancelled: asyncio.Event) -> Answer:
+        """Put `prompt` to the agent in a fresh session in `cwd`; never raises for the agent's faults."""
+        try:
+            await self._within(self._start(), watchdog, cancelled)
+            session = await self._within(self.conn.new_session(cwd=str(cwd), mcp_servers=[]), watchdog, cancelled)
+        except _Stop as stop:
+            return Answer("", failed=stop.reason)
+        except Exception as err:
+            return Answer("", failed=await self._why(err))
+        self._sink, self._session, self._texts = sink, session.session_id, []
+        try:
+            response = await self._within(self._prompt(session.session_id, prompt), watchdog, cancelled)
+        except _Stop as stop:
+            await self._cancel(session.session_id)
+            return Answer("".join(self._texts), stopped=stop.reason)
+        except Exception as err:  # an error answer, or the child gone: nothing answered is a failure
+            text, why = "".join(self._texts), await self._why(err)
+            return Answer(text, stopped=why) if text.strip() else Answer(text, failed=why)
+        finally:
+            self._sink = None
+        reason = response.stop_reason
+        return Answer("".join(self._texts), stopped=None if reason == "end_turn" else str(reason).replace("_", " "))
+
+    async def _prompt(self, session_id: str, prompt: str) -> Any:
+        from acp import text_block
+
+        return await self.conn.prompt(session_id=session_id, prompt=[text_block(prompt)])
+
+    async def _within(self, request: Any, watchdog: float, cancelled: asyncio.Event) -> Any:
+        """Await `request` while the child shows signs of life and the turn is not cancelled."""
+        task = asyncio.ensure_future(request)
+        stop = asyncio.ensure_future(cancelled.wait())
+        try:
+            while True:
+                self._alive.clear()
+                beat = asyncio.ensure_future(self._alive.wait())
+                done, _ = await asyncio.wait({task, stop, beat}, timeout=watchdog,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                beat.cancel()
+                if task in done:
+                    return task.result()
+                if stop in done:
+                    raise _Stop(CANCELLED)
+                if not done:
+                    raise _Stop(SILENT.format(seconds=watchdog))
+        finally:
+            stop.cancel()
+            if not task.done():
+                task.cancel()
+
+    async def _cancel(self, session_id: str) -> None:
+        try:
+            await asyncio.wait_for(self.conn.cancel(session_id=session_id), 2)
+        except Exception:  # the child is gone or stuck: it is stopped with mm
+            pass
+
+    async def _start(self) -> None:
+        async with self._start_lock:
+            if self.process is not None and self.process.returncode is None and self.conn is not None:
+                return
+            from acp import PROTOCOL_VERSION
+            from acp.client.connection import ClientSideConnection
+            from acp.schema import (ClientCapabilities, ElicitationCapabilities, ElicitationFormCapabilities,
+                                    FileSystemCapabilities, Implementation)
+
+            try:
+                self.process = await asyncio.create_subprocess_exec(
+                    *self.argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+                    stderr=asyncio.subprocess.PIPE, env=self.env, cwd=str(self.cwd), limit=LINE_LIMIT,
+                    start_new_session=True)  # a Ctrl-C at the terminal is mm's to handle, not the child's
+            except OSError as err:
+                raise _Stop(NOT_STARTED.format(argv0=self.argv[0], error=err.strerror or err)) from None
+            asyncio.ensure_future(self._drain_stderr(self.process))
+            self.conn = ClientSideConnection(_Client(self), self.process.stdin, self.process.stdout,
+                                             use_unstable_protocol=True)
+            capabilities = ClientCapabilities(
+                fs=FileSystemCapabilities(read_text_file=False, write_text_file=False), terminal=False,
+                elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()))
+            await self.conn.initialize(protocol_version=PROTOCOL_VERSION, client_capabilities=capabilities,
+                                       client_info=Implementation(name="mm", version=f"v{__version__}"))
+
+    async def _drain_stderr(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stderr is not None
+        async for line in process.stderr:
+            text = line.decode("utf-8", "replace").strip()
+            if text:
+                self.stderr.append(text)
+
+    async def _why(self, err: Exception) -> str:
+        """Why a request failed: the agent's error, or its exit (waited for a moment) and its last
+        stderr line."""
+        from acp import RequestError
+
+        process = self.process
+        if not isinstance(err, RequestError) and process is not None and process.returncode is None:
+            try:
+                await asyncio.wait_for(process.wait(), 1)
+                await asyncio.sleep(0.1)  # its last stderr line
+            except asyncio.TimeoutError:
+                pass
+
+        if isinstance(err, RequestError):
+            data = err.data if isinstance(err.data, dict) else {}
+            detail = data.get("error") or data.get("details") or err.data
+            return f"{err}: {detail}" if detail else str(err)
+        if self.process is not None and self.process.returncode is not None:
+            last = f": {self.stderr[-1]}" if self.stderr else ""
+            return EXITED.format(status=self.process.returncode, why=last)
+        return str(err) or type(err).__name__
+
+    async def close(self) -> None:
+        """Stop the child: its stdin closed (it ends at end of input), then SIGTERM, then SIGKILL."""
+        process, self.process = self.process, None
+        if process is None or process.returncode is not None:
+            return
+        try:
+            if process.stdin is not None:
+                process.stdin.close()
+            await asyncio.wait_for(process.wait(), 3)
+        except (asyncio.TimeoutError, OSError):
+            for sig in ("terminate", "kill"):
+                try:
+                    getattr(process, sig)()
+                    await asyncio.wait_for(process.wait(), 3)
+                    return
+                except (asyncio.TimeoutError, ProcessLookupError, OSError):
+                    continue
+
+    # -- called by _Client
+    def _update(self, session_id: str, update: Any) -> None:
+        self._alive.set()
+        if session_id != self._session or self._sink is None:
+            return
+        kind = getattr(update, "session_update", "")
+        if kind == "agent_message_chunk":
+            text = getattr(getattr(update, "content", None), "text", None)
+            if isinstance(text, str):
+                self._texts.append(text)
+        self._sink.update(update)
+
+    def _current(self, session_id: str) -> Sink | None:
+        self._alive.set()
+        return self._sink if session_id == self._session else None
+
+
+class _Client:
+    """The ACP client callbacks (acp.Client, by duck typing: what is not here is `method not found`)."""
+
+    def __init__(self, child: ChildAgent):
+        self.child = child
+
+    async def session_update(self, session_id: str, update: Any, **_: Any) -> None:
+        self.child._update(session_id, update)  # recorded before any await (notes/acp.md P-SDK-7)
+
+    async def request_permission(self, session_id: str, tool_call: Any, options: list, **_: Any) -> Any:
+        from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+
+        sink = self.child._current(session_id)
+        picked = await sink.permission(tool_call, options) if sink is not None else None
+        self.child._alive.set()  # an answered permission is a sign of life
+        if picked is None:
+            return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
+        return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=picked))
+
+    async def create_elicitation(self, message: str, mode: Any, **_: Any) -> Any:
+        from acp import RequestError
+
+        sink = self.child._current(session_id=getattr(mode, "session_id", None) or self.child._session or "")
+        if sink is None:
+            raise RequestError.invalid_request({"error": "no question in flight"})
+        answer = await sink.elicit(message, mode)
+        self.child._alive.set()
+        return answer
+
+    async def complete_elicitation(self, elicitation_id: str, **_: Any) -> None:
+        return None
+
+
+class _Stop(Exception):
+    def __init__(self, reason: str):
+        super().__init__(reason)
+        self.reason = reason
+
+
+def child_env(depth: int, yolo: bool | None) -> dict[str, str]:
+    """The child's environment: this one, without mm's own overrides (the child has its own agent
+    file), with MM_ASK_DEPTH one deeper and MM_YOLO when the entry decides."""
+    env = {k: v for k, v in os.environ.items() if k not in ("MM_MODEL", "MM_BASE_URL", "MM_PROVIDER", "MM_YOLO")}
+    env["MM_ASK_DEPTH"] = str(depth + 1)
+    if yolo is not None:
+        env["MM_YOLO"] = "true" if yolo else "false"
+    return env

@@ -1,0 +1,248 @@
+"""Skills: written procedures the model loads with `read_skill` (mm-tools.md §read_skill; docs/skills.md).
+
+A skill is `<skillsDir>/<name>.md`, or `<skillsDir>/<name>/SKILL.md` when there is no flat file;
+its description comes from the YAML frontmatter. The front ends use this module to list the
+skills (the tool's description, ACP's commands) and to resolve the `$name` notation in a
+prompt (mm-acp.md §Skills as commands). Nothing here is imported by `mm --version`, and PyYAML
+is imported only when a skill file has frontmatter (start-up time).
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+COMMAND_NAMES = ("new", "compact")  # mm's own slash commands: they win over a skill of that name
+SKILL_FILE = "SKILL.md"  # the skill of a directory skill
+SUFFIX = ".md"
+HEAD_BYTES = 64 * 1024  # the part of a skill file read for the catalogue (frontmatter, first line)
+DESCRIPTION_CHARS = 200  # a longer description is cut, with an ellipsis
+NAME_CHARS = 64
+NAME_PATTERN = re.compile(r"\w[\w.-]*")  # letters, digits, _, then also . and -
+NO_DESCRIPTION = "(no description)"
+SKIPPED = "[warning: skill file {path} skipped: {reason}]"
+UNREADABLE = "it cannot be read: {reason}"
+NOT_UTF8 = "it is not UTF-8 text"
+BAD_YAML = "its frontmatter is not valid YAML: {problem}"
+UNCLOSED = "its frontmatter has no closing --- line"
+NOT_A_MAPPING = "its frontmatter is not a mapping of keys (key: value)"
+BAD_DESCRIPTION = "its description is not text"
+BAD_NAME = "the name {name!r} is not letters, digits, _, - or . ({n} at most, not starting with . or -)"
+SKILL_NOTE = ('[mm: "${name}" names the skill {name} — call read_skill with {{"name": "{name}"}} first, '
+              "then follow it; the rest of the message is its input]")
+SYSTEM_PROMPT_NOTE = ("Skills are written procedures, listed in the description of the read_skill tool. "
+                      "When a task matches one, or a message names one as $name, call read_skill with its "
+                      "name first, then follow it.")
+SHADOWED = 'the skill "{name}" ({path}) is not offered as /{name}: mm\'s own /{name} command wins'
+
+Warn = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Skill:
+    """One skill of the catalogue: `name` (the file stem or the directory name), its one-line
+    `description`, and `path`, the markdown file read_skill returns."""
+
+    name: str
+    description: str
+    path: Path
+
+
+def skills_directory(skills_dir: str | None, cwd: Path) -> Path | None:
+    """The directory the agent-file key `skillsDir` names, resolved against `cwd` (the process
+    directory in the terminal, the session cwd in ACP) after `~` expansion; None when the key
+    is "" or null (skills off). Touches no file."""
+    if not skills_dir or not skills_dir.strip():
+        return None
+    path = Path(skills_dir).expanduser()
+    return path if path.is_absolute() else cwd / path
+
+
+def load_catalogue(directory: Path, warn: Warn | None = None) -> list[Skill]:
+    """The skills of `directory`, sorted by name; [] when it does not exist or holds none.
+
+    Every `<name>.md` file and every `<name>/SKILL.md` is a skill; the flat file wins when both
+    exist. Entries whose name starts with `.` are ignored. A file that cannot be read, is not
+    UTF-8, has bad frontmatter or a name that is not a word is skipped: `warn` (default: say
+    nothing) receives one SKIPPED line for it. Never raises.
+    """
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError:
+        return []
+    found: dict[str, Path] = {}
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        if entry.name.endswith(SUFFIX) and _is_file(Path(entry.path)):
+            found[entry.name[: -len(SUFFIX)]] = Path(entry.path)
+    for entry in entries:
+        if entry.name.startswith(".") or entry.name in found:
+            continue
+        nested = Path(entry.path) / SKILL_FILE
+        if _is_dir(Path(entry.path)) and _is_file(nested):
+            found[entry.name] = nested
+    skills = []
+    for name in sorted(found):
+        skill, problem = _read_skill(name, found[name])
+        if skill is not None:
+            skills.append(skill)
+        elif warn is not None:
+            warn(SKIPPED.format(path=found[name], reason=problem))
+    return skills
+
+
+def find_skill(catalogue: Iterable[Skill], name: str) -> Skill | None:
+    """The skill of `catalogue` called exactly `name`, or None."""
+    return next((s for s in catalogue if s.name == name), None)
+
+
+def shadowed_skills(catalogue: Iterable[Skill]) -> list[Skill]:
+    """The skills named like one of mm's own commands (COMMAND_NAMES): never offered as a
+    command, since the command wins (mm-acp.md §Skills as commands). The caller says so with
+    one SHADOWED line each."""
+    return [s for s in catalogue if s.name in COMMAND_NAMES]
+
+
+def advertised_skills(catalogue: Iterable[Skill]) -> list[Skill]:
+    """The skills a front end offers as commands: all but the shadowed ones, in order."""
+    return [s for s in catalogue if s.name not in COMMAND_NAMES]
+
+
+def shadowed_line(skill: Skill) -> str:
+    """The banner line for a shadowed skill (SHADOWED)."""
+    return SHADOWED.format(name=skill.name, path=skill.path)
+
+
+def rewrite_skill_command(text: str, catalogue: Iterable[Skill]) -> str:
+    """`/<skill> input` (the prompt, trimmed, starting with an advertised skill's command) as the
+    `$<skill> input` notation; any other text unchanged (an unknown `/name` is left as typed,
+    and `/new`, `/compact` are the caller's to intercept first). mm-acp.md §Skills as commands."""
+    match = re.fullmatch(r"/(\S+)(.*)", text.strip(), re.DOTALL)
+    if match is None or find_skill(advertised_skills(catalogue), match.group(1)) is None:
+        return text
+    return f"${match.group(1)}{match.group(2)}"
+
+
+def resolve_skill_notation(text: str, catalogue: Iterable[Skill]) -> str:
+    """`text` as typed, followed by one SKILL_NOTE line per distinct skill it names as `$name`
+    (in the order they first appear), so that the model loads the skill itself with read_skill;
+    the skill's body is never added. `$name` counts at the start or after a character that is
+    not a letter, digit, `_` or `$`, and must not run on into a longer word; an unknown `$word`
+    is left alone. A note already present is not added again. Returns `text` itself when no
+    skill is named."""
+    names = sorted({s.name for s in catalogue}, key=lambda n: (-len(n), n))
+    if not names or "$" not in text:
+        return text
+    pattern = re.compile(r"(?<![\w$])\$(" + "|".join(map(re.escape, names)) + r")(?![\w-]|\.\w)")
+    named: list[str] = []
+    for match in pattern.finditer(text):
+        if match.group(1) not in named:
+            named.append(match.group(1))
+    notes = [SKILL_NOTE.format(name=n) for n in named]
+    notes = [note for note in notes if note not in text]
+    return text + "".join("\n" + note for note in notes)
+
+
+def skills_system_prompt(system_prompt: str, catalogue: Iterable[Skill]) -> str:
+    """`system_prompt` followed by SYSTEM_PROMPT_NOTE on its own line when `catalogue` holds a
+    skill; else `system_prompt` unchanged."""
+    if not list(catalogue):
+        return system_prompt
+    return f"{system_prompt.rstrip(chr(10))}\n{SYSTEM_PROMPT_NOTE}"
+
+
+def catalogue_of(registry: Any) -> list[Skill]:
+    """The catalogue of the registry's read_skill tool (mm.tools.registry.Registry); [] when the
+    tool is not declared (no skill found, or skills off)."""
+    tool = registry.get("read_skill")
+    return list(getattr(tool, "catalogue", None) or [])
+
+
+def _is_file(path: Path) -> bool:
+    try:
+        return path.is_file()
+    except OSError:
+        return False
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
+
+
+def _read_skill(name: str, path: Path) -> tuple[Skill | None, str]:
+    """(the skill, "") or (None, why it is skipped)."""
+    if len(name) > NAME_CHARS or not NAME_PATTERN.fullmatch(name):
+        return None, BAD_NAME.format(name=name, n=NAME_CHARS)
+    try:
+        with path.open("rb") as f:
+            head = f.read(HEAD_BYTES)
+    except OSError as err:
+        return None, UNREADABLE.format(reason=(err.strerror or str(err)).lower())
+    try:
+        text = codecs.getincrementaldecoder("utf-8")().decode(head, final=len(head) < HEAD_BYTES)
+    except UnicodeDecodeError:
+        return None, NOT_UTF8
+    text = text.removeprefix("\ufeff")
+    meta, body, problem = split_frontmatter(text)
+    if problem:
+        return None, problem
+    description = meta.get("description")
+    if description is not None and not isinstance(description, str):
+        return None, BAD_DESCRIPTION
+    if not description or not description.strip():
+        description = _first_line(body)
+    return Skill(name, _one_line(description), path), ""
+
+
+def split_frontmatter(text: str) -> tuple[dict, str, str]:
+    """(frontmatter mapping, body, problem) of a skill's `text`. Frontmatter is YAML between a
+    first line `---` and the next `---` (or `...`) line; without it the mapping is {} and the
+    body is the whole text. `problem` is "" or why the frontmatter is unusable (BAD_YAML,
+    UNCLOSED, NOT_A_MAPPING)."""
+    lines = text.splitlines(keepends=True)
+    if not lines or lines[0].rstrip("\r\n").rstrip() != "---":
+        return {}, text, ""
+    for i, line in enumerate(lines[1:], start=1):
+        if line.rstrip("\r\n").rstrip() in ("---", "..."):
+            break
+    else:
+        return {}, text, UNCLOSED
+    import yaml  # only for a file with frontmatter (start-up time)
+
+    try:
+        meta = yaml.safe_load("".join(lines[1:i]))
+    except RecursionError:
+        return {}, text, BAD_YAML.format(problem="the nesting is too deep")
+    except yaml.YAMLError as err:
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        mark = getattr(err, "problem_mark", None)
+        where = f" (line {mark.line + 2})" if mark is not None else ""
+        return {}, text, BAD_YAML.format(problem=f"{problem}{where}")
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        return {}, text, NOT_A_MAPPING
+    return meta, "".join(lines[i + 1:]), ""
+
+
+def _first_line(body: str) -> str:
+    """The first non-empty line of `body`, without a heading's `#` marks; NO_DESCRIPTION when none."""
+    for line in body.splitlines():
+        line = line.strip().lstrip("#").strip()
+        if line:
+            return line
+    return NO_DESCRIPTION
+
+
+def _one_line(text: str) -> str:
+    """`text` with its whitespace runs as single spaces, cut to DESCRIPTION_CHARS with `…`."""
+    text = " ".join(text.split())
+    return text if len(text) <= DESCRIPTION_CHARS else text[: DESCRIPTION_CHARS - 1] + "…"

@@ -1,0 +1,95 @@
+"""The `read_skill` tool: a skill's markdown, for the model to follow (mm-tools.md §read_skill)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from mm.skills import Skill, find_skill
+from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
+
+DESCRIPTION_HEAD = (
+    "Read a skill: a written procedure for a kind of task. Call it with the skill's name before doing "
+    "a task a skill covers, or when the user names one as $name, then follow what it says. The skills:"
+)
+CATALOGUE_LINE = "  {name} — {description}"  # mm-tools.md §read_skill, Description
+PARAMS = [Param("name", "string", "Skill name, exactly as listed in the tool description.")]
+UNKNOWN = 'No skill named "{name}". Available skills: {names}'  # mm-tools.md §read_skill
+UNREADABLE = "[read_skill: the skill {name} ({path}) cannot be read: {reason}]"
+TRUNCATED = ("[... truncated to maxOutput ({limit} characters): {shown} of the skill's {total} characters "
+             "shown ...]")
+PREVIEW = "(skill {name}: {lines} line(s) read, not shown)"  # the terminal never echoes the skill
+
+
+def catalogue_description(catalogue: list[Skill]) -> str:
+    """DESCRIPTION_HEAD, then one CATALOGUE_LINE per skill, sorted by name, each on its own line."""
+    lines = [CATALOGUE_LINE.format(name=s.name, description=s.description)
+             for s in sorted(catalogue, key=lambda s: s.name)]
+    return "\n".join([DESCRIPTION_HEAD] + lines)
+
+
+def base_name(name: str) -> str:
+    """The skill name a call asks for: the base name of `name` (`../etc/passwd` → `passwd`, `\\`
+    counted as a separator), without a leading `$` (the notation) or a final `.md`."""
+    base = PurePosixPath(name.strip().replace("\\", "/")).name
+    return base.removeprefix("$").removesuffix(".md")
+
+
+def cut_to(text: str, limit: int) -> str:
+    """`text` within `limit` characters: whole when it fits, else its start (cut back to a whole
+    line when that keeps at least half) and the TRUNCATED marker on its own line."""
+    if len(text) <= limit:
+        return text
+    widest = TRUNCATED.format(limit=limit, shown=len(text), total=len(text))
+    room = max(limit - len(widest) - 1, 0)
+    head = text[:room]
+    line_end = head.rfind("\n")
+    if line_end >= room // 2:
+        head = head[: line_end + 1]
+    shown = len(head)
+    if head and not head.endswith("\n"):
+        head += "\n"
+    return head + TRUNCATED.format(limit=limit, shown=shown, total=len(text))
+
+
+@dataclass
+class ReadSkill:
+    """read_skill: kind `read`, never a permission; declared only with a non-empty `catalogue`
+    (the skills found in `directory` when the tool was built, mm.skills.load_catalogue)."""
+
+    directory: Path
+    catalogue: list[Skill]
+    name: str = "read_skill"
+    kind: ToolKind = "read"
+    description: str = ""
+    params: list[Param] = field(default_factory=lambda: list(PARAMS))
+    needs_permission: bool = False
+
+    def __post_init__(self) -> None:
+        self.catalogue = sorted(self.catalogue, key=lambda s: s.name)
+        self.description = catalogue_description(self.catalogue)
+
+    def title(self, args: dict[str, Any], ctx: ToolContext | None = None) -> str:
+        """`read_skill: <name>` (as the call gives it), for ACP and the terminal."""
+        return f"{self.name}: {args.get('name', '')}"
+
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Return the whole markdown file of the skill called `base_name(name)`, frontmatter
+        included, cut to `ctx.settings.max_output` characters; the preview says how many lines
+        were read instead of showing them. Unknown name: UNKNOWN, failed. Never raises."""
+        wanted = base_name(str(args.get("name") or ""))
+        skill = find_skill(self.catalogue, wanted)
+        if skill is None:
+            names = ", ".join(s.name for s in self.catalogue)
+            return ToolResult(UNKNOWN.format(name=wanted, names=names), failed=True)
+        try:
+            raw = skill.path.read_bytes()
+        except OSError as err:
+            reason = (err.strerror or str(err)).lower()
+            return ToolResult(UNREADABLE.format(name=skill.name, path=skill.path, reason=reason), failed=True)
+        text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
+        return ToolResult(cut_to(text, ctx.settings.max_output), locations=[Path(os.path.abspath(skill.path))],
+                          preview=PREVIEW.format(name=skill.name, lines=lines))
