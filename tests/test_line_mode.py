@@ -7,15 +7,21 @@ import pytest
 
 
 
-def console_to(buffer: io.StringIO):
+ESC = "\x1b"  # a lone Esc: prompt_toolkit tells it from an Esc sequence after `ttimeoutlen` (0.5 s)
+
+
+def console_to(buffer: io.StringIO, colour: bool = False):
     from rich.console import Console
 
+    if colour:
+        return Console(file=buffer, width=100, force_terminal=True, color_system="standard")
     return Console(file=buffer, width=100, force_terminal=False, color_system=None)
 
 
 async def drive(srv, tmp_path, keys: list[str], config: dict | None = None, resume: str | None = None,
-                status: int = 0) -> str:
-    """Type `keys` (one string per prompt) into line mode and return what it printed."""
+                status: int = 0, colour: bool = False) -> str:
+    """Type `keys` (one string per prompt) into line mode and return what it printed; after a lone
+    Esc the next key waits until prompt_toolkit has taken the Esc as a key of its own."""
     from prompt_toolkit.input import create_pipe_input
     from prompt_toolkit.output import DummyOutput
 
@@ -26,10 +32,12 @@ async def drive(srv, tmp_path, keys: list[str], config: dict | None = None, resu
     out = io.StringIO()
     with create_pipe_input() as pipe:
         task = asyncio.create_task(run_line_mode(cfg, tmp_path, input=pipe, output=DummyOutput(),
-                                                 console=console_to(out), resume=resume))
+                                                 console=console_to(out, colour), resume=resume))
+        previous = ""
         for key in keys:
-            await asyncio.sleep(0.3)
+            await asyncio.sleep(1.0 if previous == ESC else 0.3)
             pipe.send_text(key)
+            previous = key
         returned = await asyncio.wait_for(task, 20)
     assert returned == status, out.getvalue()
     return out.getvalue()
@@ -150,3 +158,89 @@ async def test_a_stray_word_does_not_allow_a_command(scripted_server, tmp_path):
     shown = await drive(scripted_server, tmp_path, ["go\r", "again\r", "r\r", "/quit\r"], {"yolo": False})
     assert "🔐 bash: touch ran" in shown and not (tmp_path / "ran").exists()
     assert scripted_server.requests[1]["messages"][-1]["content"] == "[command rejected by the user]"
+
+
+DECLINED = "[the user declined to answer: do not ask the same thing again; go on without it or stop]"
+
+
+async def test_esc_at_the_permission_prompt_rejects_and_stops_the_turn(scripted_server, tmp_path):
+    scripted_server.add_tool_calls([{"id": "c1", "name": "bash", "arguments": {"command": "touch ran"}}])
+    scripted_server.add_reply("never read: Esc stopped the turn")
+    shown = await drive(scripted_server, tmp_path, ["go\r", ESC, "line one\x1b\rline two\r", "/quit\r"],
+                        {"yolo": False})
+    assert "Esc Enter for a new line · Esc or Ctrl-C cancels the turn" in shown  # the help line
+    assert "🔐 bash: touch ran" in shown and "[command rejected by the user]" in shown
+    assert not (tmp_path / "ran").exists()
+    assert len(scripted_server.requests) == 2  # no request after the rejection: the turn stopped
+    sent = scripted_server.requests[1]["messages"]
+    assert sent[-2] == {"role": "tool", "tool_call_id": "c1", "content": "[command rejected by the user]"}
+    assert sent[-1] == {"role": "user", "content": "line one\nline two"}  # Esc-Enter works again after
+
+
+async def test_esc_at_an_ask_user_question_declines_the_whole_form(scripted_server, tmp_path):
+    scripted_server.add_tool_calls([{"id": "q1", "name": "ask_user", "arguments": {"questions": [
+        {"question": "Name?"}, {"question": "Age?"}]}}])
+    scripted_server.add_reply("ok, going on without it")
+    shown = await drive(scripted_server, tmp_path, ["go\r", ESC, "/quit\r"])
+    assert "❓ Name?" in shown and "❓ Age?" not in shown
+    assert "ok, going on without it" in shown  # declined, not cancelled: the turn goes on
+    assert scripted_server.requests[1]["messages"][-1] == {"role": "tool", "tool_call_id": "q1",
+                                                          "content": DECLINED}
+
+
+def _file_calls(server, path: str) -> None:
+    server.add_tool_calls([{"name": "write_file", "arguments": {"path": path, "content": "one\nTWO\nthree\n"}}])
+    server.add_tool_calls([{"name": "edit_file", "arguments": {"path": path,
+                                                              "edits": [{"old": "three", "new": "3\n4"}]}}])
+    server.add_reply("done")
+
+
+async def test_the_permission_prompt_shows_the_diff_of_write_file_and_edit_file(scripted_server, tmp_path):
+    (tmp_path / "notes.txt").write_text("one\ntwo\nthree\n")
+    _file_calls(scripted_server, "notes.txt")
+    shown = await drive(scripted_server, tmp_path, ["go\r", "a\r", "a\r", "/quit\r"], {"yolo": False})
+    assert ("🔐 write_file: notes.txt\n"
+            "   @@ -1,3 +1,3 @@\n"
+            "    1 │ one\n"
+            "   -2 │ two\n"
+            "   +2 │ TWO\n"
+            "    3 │ three\n"
+            "   notes.txt: replaced") in shown  # the answers' line goes to the prompt, then the result
+    assert ("🔐 edit_file: notes.txt\n"
+            "   @@ -1,3 +1,4 @@\n"
+            "    1 │ one\n"
+            "    2 │ TWO\n"
+            "   -3 │ three\n"
+            "   +3 │ 3\n"
+            "   +4 │ 4\n"
+            "   notes.txt: 1 edit applied") in shown
+    assert (tmp_path / "notes.txt").read_text() == "one\nTWO\n3\n4\n"
+
+
+async def test_the_diff_is_coloured_on_a_colour_console(scripted_server, tmp_path):
+    (tmp_path / "notes.txt").write_text("one\ntwo\nthree\n")
+    _file_calls(scripted_server, "notes.txt")
+    shown = await drive(scripted_server, tmp_path, ["go\r", "r\r", "r\r", "/quit\r"], {"yolo": False}, colour=True)
+    assert "\x1b[32m+2 │ TWO\x1b[0m" in shown and "\x1b[31m-2 │ two\x1b[0m" in shown
+    assert "\x1b[31m-3 │ three\x1b[0m" in shown and "\x1b[32m+4 │ 4\x1b[0m" in shown
+    assert (tmp_path / "notes.txt").read_text() == "one\ntwo\nthree\n"  # both rejected
+
+
+async def test_a_long_diff_is_cut_at_40_lines(scripted_server, tmp_path):
+    content = "".join(f"line {n}\n" for n in range(1, 51))
+    scripted_server.add_tool_calls([{"name": "write_file", "arguments": {"path": "long.txt", "content": content}}])
+    scripted_server.add_reply("done")
+    shown = await drive(scripted_server, tmp_path, ["go\r", "r\r", "/quit\r"], {"yolo": False})
+    start, end = shown.index("🔐 write_file: long.txt\n"), shown.index("[write_file rejected by the user]")
+    asked = shown[start:end].split("\n")
+    assert asked[1] == "   @@ -0,0 +1,50 @@" and asked[2] == "   + 1 │ line 1"
+    assert asked[40] == "   +39 │ line 39" and asked[41] == "   … (11 more line(s))"
+    assert not (tmp_path / "long.txt").exists()
+
+
+def test_a_command_of_several_lines_and_control_characters_in_the_question():
+    from mm.ui.line.permission import permission_text
+
+    shown = permission_text("bash", "printf '\x1b[2J'\nrm -1 │ x\n+3 │ not a diff row of bash")
+    assert shown.plain == "🔐 bash: printf '^[[2J'\n   rm -1 │ x\n   +3 │ not a diff row of bash"
+    assert not [span for span in shown.spans if span.style]  # not a diff: no colour

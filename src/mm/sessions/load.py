@@ -158,19 +158,21 @@ def first_question(messages: list) -> str:
 
 
 def list_sessions(directory: Path) -> list[SessionInfo]:
-    """The readable sessions of `directory`, newest first (by `updated`, then id); unreadable
-    files are skipped."""
+    """The readable sessions of `directory`, newest first (by `updated`, then by the file's
+    modification time — `updated` counts whole seconds, and `/new` writes two files in the same
+    second — then id); unreadable files are skipped."""
     found = []
     for path in session_paths(directory):
         try:
             data = read_record(path)
-        except SessionError:
+            written = path.stat().st_mtime_ns
+        except (SessionError, OSError):
             continue
         info = SessionInfo(_str(data.get("id")) or path.stem, _str(data.get("updated")),
                            first_question(_list(data.get("messages"))), path)
-        found.append((timestamp(info.updated, path), info.id, info))
-    found.sort(key=lambda t: (t[0], t[1]), reverse=True)
-    return [info for _, _, info in found]
+        found.append((timestamp(info.updated, path), written, info.id, info))
+    found.sort(key=lambda t: t[:3], reverse=True)
+    return [t[3] for t in found]
 
 
 def latest_session(directory: Path) -> SessionInfo | None:

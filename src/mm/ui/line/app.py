@@ -1,8 +1,10 @@
 """Line mode (`mm`): a prompt_toolkit REPL around one conversation, rendered with rich.
 
-Enter sends, Esc then Enter (or Alt-Enter) adds a line; Ctrl-C during a turn cancels it (its
-running command ends with `[error: cancelled]`), at the prompt it clears the line; `/quit` or
-Ctrl-D leaves. With `yolo: false`, bash, write_file and edit_file ask first (`🔐`).
+Enter sends, Esc then Enter (or Alt-Enter) adds a line; Esc or Ctrl-C during a turn cancels it
+(its running command ends with `[error: cancelled]`), at the prompt Ctrl-C clears the line;
+`/quit` or Ctrl-D leaves. With `yolo: false`, bash, write_file and edit_file ask first (`🔐`,
+mm.ui.line.permission); Esc there rejects and stops the turn, Esc at an ask_user question declines
+the form.
 """
 
 from __future__ import annotations
@@ -16,20 +18,13 @@ from typing import Any, Iterator
 from mm import __version__
 from mm.config.schema import AgentConfig
 from mm.engine.events import Event, PermissionAnswer
+from mm.ui.line.keys import ask_line, newline_keys
 from mm.ui.line.view import LineView
 
 PROMPT = "› "
-PERMISSION = "🔐 {name}: {preview}"
-PERMISSION_CHOICES = "   allow? [a] once · [s] for this session · [r] reject · [n] never: "
-ANSWERS: dict[str, PermissionAnswer] = {
-    "a": "allow_once", "allow": "allow_once", "once": "allow_once", "y": "allow_once", "yes": "allow_once",
-    "s": "allow_always", "session": "allow_always", "always": "allow_always",
-    "r": "reject_once", "reject": "reject_once", "no": "reject_once",
-    "n": "reject_always", "never": "reject_always",
-}
 BANNER = "mm v{version} · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
 HELP = ("/new · /compact · /usage · /memory <words> · /sessions · /quit · Esc Enter for a new line · "
-        "Ctrl-C cancels the turn")
+        "Esc or Ctrl-C cancels the turn")
 UNKNOWN_COMMAND = "unknown command {command} — {help}"
 NO_SESSIONS = "sessions are off: set `sessions: {enabled: true}` in the agent file to keep conversations"
 NOTHING_TO_RESUME = "no saved conversation in {dir}"
@@ -61,45 +56,35 @@ class LineUI:
             if self.stop_turn is not None:
                 self.stop_turn()
 
-        return await ask_in_line_mode(questions, self.session.prompt_async, say, stop)
+        return await ask_in_line_mode(questions, lambda text: ask_line(self.session, text), say, stop)
 
     def emit(self, event: Event) -> None:
         """Render one engine event."""
         self.view.emit(event)
 
     async def request_permission(self, name: str, arguments: dict[str, Any], preview: str) -> PermissionAnswer:
-        """Ask with the four answers (a letter or its word); anything else asks again; Ctrl-C or end
-        of input rejects and stops the turn."""
+        """Ask at the `🔐` prompt (mm.ui.line.permission.ask_permission): `preview` is the command,
+        the file and its diff, or the arguments; Esc, Ctrl-C or end of input reject and stop the turn."""
+        from mm.ui.line.permission import ask_permission
+
         self.view.close()
-        self.view.console.print(PERMISSION.format(name=name, preview=preview), markup=False, highlight=False, soft_wrap=True)
-        while True:
-            try:
-                answer = (await self.session.prompt_async(PERMISSION_CHOICES)).strip().lower()
-            except (EOFError, KeyboardInterrupt):  # Ctrl-C here stops the turn, as at a question
-                if self.stop_turn is not None:
-                    self.stop_turn()
-                return "reject_once"
-            if answer in ANSWERS:  # a whole answer only: a stray word must not allow a command
-                return ANSWERS[answer]
+
+        def say(renderable: Any) -> None:
+            self.view.console.print(renderable, markup=False, highlight=False, soft_wrap=True)
+
+        return await ask_permission(self.session, name, preview, say, self.stop_turn)
 
 
 def prompt_session(history_file: Path | None, input: Any = None, output: Any = None) -> Any:
     """A PromptSession with history across runs (`history_file`) and Esc-Enter for a new line."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import FileHistory, InMemoryHistory
-    from prompt_toolkit.key_binding import KeyBindings
-
-    keys = KeyBindings()
-
-    @keys.add("escape", "enter")
-    def _newline(event: Any) -> None:
-        event.current_buffer.insert_text("\n")
 
     history: Any = InMemoryHistory()
     if history_file is not None:
         history_file.parent.mkdir(parents=True, exist_ok=True)
         history = FileHistory(str(history_file))
-    return PromptSession(history=history, key_bindings=keys, input=input, output=output)
+    return PromptSession(history=history, key_bindings=newline_keys(), input=input, output=output)
 
 
 async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any = None,

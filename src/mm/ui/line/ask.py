@@ -6,6 +6,7 @@ from typing import Any, Callable
 
 from mm.tools.ask_user.answers import SKIP, hint, read_answer
 from mm.tools.ask_user.questions import Question
+from mm.ui.line.keys import EscapePressed
 
 STOPS = ("/abort", "/quit", "/exit")  # slash commands that stop the turn and cancel the question
 ANSWER_PROMPT = "  ? "
@@ -13,13 +14,16 @@ ANSWER_PROMPT = "  ? "
 
 async def ask_in_line_mode(questions: list[Question], prompt: Callable[[str], Any], say: Callable[[str], None],
                            stop: Callable[[str], None]) -> list[str] | str:
-    """Ask `questions` one by one; return the answers, "declined" (/skip) or "cancelled".
+    """Ask `questions` one by one; return the answers, "declined" (/skip, Esc) or "cancelled".
 
     The `❓ ask_user: N question(s)` line is the tool call's own header, shown before this.
 
-    `prompt(text)` reads one line (awaitable), `say(line)` prints, `stop(command)` is told of
-    /abort or /quit (it stops the turn). An empty line takes the default, else asks again; a line
-    that does not answer prints the hint again.
+    `prompt(text)` reads one line (awaitable; raises EscapePressed for Esc, KeyboardInterrupt for
+    Ctrl-C, EOFError at end of input), `say(line)` prints, `stop(command)` is told of /abort or
+    /quit (it stops the turn). An empty line takes the default, else asks again; a line that does
+    not answer prints the hint again. Esc declines the whole form, as `/skip` does (the window's
+    rule, mm-tools.md §ask_user; docs/line-mode.md); Ctrl-C or end of input cancels it and stops
+    the turn.
     """
     answers: list[str] = []
     for question in questions:
@@ -32,6 +36,8 @@ async def ask_in_line_mode(questions: list[Question], prompt: Callable[[str], An
         while True:
             try:
                 line = await prompt(ANSWER_PROMPT)
+            except EscapePressed:
+                return "declined"
             except (EOFError, KeyboardInterrupt):
                 stop("/abort")
                 return "cancelled"
