@@ -144,8 +144,11 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # a closed terminal too
             loop.add_signal_handler(sig, conv.cancel)
         probe = asyncio.ensure_future(_learn_context_window(conv, config, endpoint))  # beside the first request
-        done = await conv.run_turn(resolve_skill_notation(prompt, catalogue_of(conv.registry)), ui)
-        probe.cancel()
+        try:
+            done = await conv.run_turn(resolve_skill_notation(prompt, catalogue_of(conv.registry)), ui)
+        finally:
+            probe.cancel()
+            await conv.registry.close()  # the agents ask_agent started
     finally:
         endpoint.close()
     if ui.closed_output:  # `mm -p … | head`: the reader left, as SIGPIPE would end a pipeline member

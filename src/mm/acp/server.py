@@ -160,6 +160,8 @@ class EditorAgent:
             await asyncio.wait_for(self._idle(pending), seconds)
         except asyncio.TimeoutError:
             pass
+        for session in list(self.sessions.values()):
+            await session.conv.registry.close()  # the agents ask_agent started
 
     async def _idle(self, pending: list[asyncio.Task]) -> None:
         if pending:
@@ -176,8 +178,9 @@ class EditorAgent:
         if conv.session is not None:
             conv.session.id = session_id
         previous = self.sessions.get(session_id)
-        if previous is not None:
+        if previous is not None:  # loaded again: the old conversation stops, its agents with it
             previous.cancel()
+            self._later(previous.conv.registry.close())
         session = self.sessions[session_id] = Session(session_id, cwd, conv, self)
         return session
 

@@ -23,8 +23,8 @@ from mm.ui.line.view import LineView
 
 PROMPT = "› "
 BANNER = "mm v{version} · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
-HELP = ("/new · /compact · /usage · /memory <words> · /sessions · /quit · Esc Enter for a new line · "
-        "Esc or Ctrl-C cancels the turn")
+HELP = ("/new · /compact · /usage · /memory <words> · /sessions · /ask <agent> <prompt> · /quit · "
+        "Esc Enter for a new line · Esc or Ctrl-C cancels the turn")
 UNKNOWN_COMMAND = "unknown command {command} — {help}"
 NO_SESSIONS = "sessions are off: set `sessions: {enabled: true}` in the agent file to keep conversations"
 NOTHING_TO_RESUME = "no saved conversation in {dir}"
@@ -101,19 +101,28 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any
             continue
         except EOFError:
             return 0
-        text = text.strip()
+        from mm.skills import catalogue_of, resolve_skill_notation, rewrite_skill_command
+
+        catalogue = catalogue_of(conv.registry)
+        text = rewrite_skill_command(text.strip(), catalogue)  # `/greetings Bob` → `$greetings Bob`
         if not text:
             continue
         if text.startswith("/"):
             if text in ("/quit", "/exit"):
                 return 0
+            if text.split()[0] == "/ask":
+                from mm.ui.line.asking import ask_command
+
+                await ask_command(conv, text, view, session, lambda stop: LineUI(view, session, stop),
+                                  escape_cancels)
+                continue
             view.say(await slash_command(conv, text, memory, sessions))
             continue
         loop.add_signal_handler(signal.SIGINT, conv.cancel)
         try:
             view.start_turn()
             with escape_cancels(session.input, conv.cancel):
-                await conv.run_turn(text, ui)
+                await conv.run_turn(resolve_skill_notation(text, catalogue), ui)
         finally:
             view.close()
             loop.remove_signal_handler(signal.SIGINT)
@@ -260,7 +269,10 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
         banner = banner_line(config, endpoint, conv)
         if resumed is not None:
             banner += "\n" + RESUMED.format(id=resumed.stem, n=len(conv.history) - 1)
-        return await repl(conv, session, view, banner, memory_search(config, cwd),
-                          lambda choice, c: sessions_text(config, cwd, choice, c))
+        try:
+            return await repl(conv, session, view, banner, memory_search(config, cwd),
+                              lambda choice, c: sessions_text(config, cwd, choice, c))
+        finally:
+            await conv.registry.close()  # the agents ask_agent started
     finally:
         endpoint.close()

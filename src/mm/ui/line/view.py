@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mm.engine.events import (Compacted, Composing, Event, TextChunk, ThoughtChunk, ToolCallDone,
+from mm.engine.events import (Compacted, Composing, Event, RelayedText, TextChunk, ThoughtChunk, ToolCallDone,
                               ToolCallStarted, TurnDone)
 from mm.engine.recap import recap_line
 from mm.ui.render import call_header, preview, shown_output
@@ -38,6 +38,12 @@ class LineView:
             self._refresh()
         elif isinstance(event, ThoughtChunk):
             self._thought += event.text
+            self._refresh()
+        elif isinstance(event, RelayedText):  # an asked agent's output streams as the answer does
+            if event.thought:
+                self._thought += event.text
+            else:
+                self._answer += event.text
             self._refresh()
         elif isinstance(event, Composing):
             self._status = COMPOSING
