@@ -141,22 +141,16 @@ class EditorFrontEnd:
     async def _ask(self, method: str, params: dict) -> Any:
         """Send a request after every queued notification; `_CANCELLED` when the turn is cancelled
         first, None when the client answers with an error or is gone."""
+        from mm.tools.waiting import Cancelled, unless_cancelled
+
         await self.outbox.flush()
-        if self.cancelled.is_set():
-            return _CANCELLED
-        ask = asyncio.ensure_future(self.request_raw(method, params))
-        stop = asyncio.ensure_future(self.cancelled.wait())
         try:
-            await asyncio.wait({ask, stop}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-        if not ask.done():
-            ask.cancel()
+            return await unless_cancelled(self.request_raw(method, params), self.cancelled)
+        except Cancelled:
             return _CANCELLED
-        if ask.exception() is not None:
-            self.log(f"[acp] session {self.session_id}: {method} failed: {ask.exception()}")
+        except Exception as err:  # an error answer, or the client gone
+            self.log(f"[acp] session {self.session_id}: {method} failed: {err}")
             return None
-        return ask.result()
 
 
 _CANCELLED = object()

@@ -201,18 +201,13 @@ class Conversation:
         options: request fields for this request only (max_tokens…). Raises LLMError, or
         _Cancelled when the conversation was cancelled.
         """
+        from mm.tools.waiting import Cancelled, unless_cancelled
+
         sent = [{k: m[k] for k in WIRE_KEYS if k in m} for m in messages]
-        request = asyncio.ensure_future(self.client.complete(sent, tools, on_delta, **options))
-        stop = asyncio.ensure_future(self._cancel.wait())
         try:
-            await asyncio.wait({request, stop}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            stop.cancel()
-        if not request.done():
-            request.cancel()
-            await asyncio.gather(request, return_exceptions=True)
-            raise _Cancelled()
-        return request.result()
+            return await unless_cancelled(self.client.complete(sent, tools, on_delta, **options), self._cancel)
+        except Cancelled:
+            raise _Cancelled() from None
 
     async def compact(self) -> str:
         """`/compact`: compact now, forced (mm-acp.md §session/prompt); returns the line to show.

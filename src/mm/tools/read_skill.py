@@ -38,20 +38,10 @@ def base_name(name: str) -> str:
 
 
 def cut_to(text: str, limit: int) -> str:
-    """`text` within `limit` characters: whole when it fits, else its start (cut back to a whole
-    line when that keeps at least half) and the TRUNCATED marker on its own line."""
-    if len(text) <= limit:
-        return text
-    widest = TRUNCATED.format(limit=limit, shown=len(text), total=len(text))
-    room = max(limit - len(widest) - 1, 0)
-    head = text[:room]
-    line_end = head.rfind("\n")
-    if line_end >= room // 2:
-        head = head[: line_end + 1]
-    shown = len(head)
-    if head and not head.endswith("\n"):
-        head += "\n"
-    return head + TRUNCATED.format(limit=limit, shown=shown, total=len(text))
+    """`text` within `limit` characters (mm.tools.truncate.cut_to), with the TRUNCATED marker."""
+    from mm.tools.truncate import cut_to as cut
+
+    return cut(text, limit, lambda shown: TRUNCATED.format(limit=limit, shown=shown, total=len(text)))
 
 
 @dataclass

@@ -4,10 +4,9 @@
 from __future__ import annotations
 
 import asyncio
-from contextlib import suppress
 from dataclasses import dataclass
-from typing import Any, Awaitable
 
+from mm.tools.waiting import Cancelled, unless_cancelled  # noqa: F401 - the web tools import them from here
 from mm.tools.web.errors import CONVERSION, FetchError
 from mm.tools.web.fetch import Fetcher, Page
 
@@ -56,41 +55,12 @@ def _convert(page: Page, options: Options) -> str:
 
 
 def cut_to(text: str, limit: int, hint: str = "") -> str:
-    """`text` (str) within `limit` characters: whole when it fits, else its start (cut back to a
-    whole line when that keeps at least half) and the CUT marker on its own line. `hint` (str)
-    ends the marker's sentence."""
-    if len(text) <= limit:
-        return text
-    big = len(str(len(text)))
-    room = max(limit - len(CUT.format(limit=limit, shown="9" * big, total=len(text), hint=hint)) - 1, 0)
-    head = text[:room]
-    line_end = head.rfind("\n")
-    if line_end >= room // 2:
-        head = head[:line_end + 1]
-    shown = len(head)
-    if head and not head.endswith("\n"):
-        head += "\n"
-    return head + CUT.format(limit=limit, shown=shown, total=len(text), hint=hint)
+    """`text` (str) within `limit` characters (mm.tools.truncate.cut_to), the CUT marker ending
+    with `hint` (str)."""
+    from mm.tools.truncate import cut_to as cut
+
+    big = "9" * len(str(len(text)))
+    return cut(text, limit, lambda shown: CUT.format(limit=limit, shown=big if shown == len(text) else shown,
+                                                     total=len(text), hint=hint))
 
 
-class Cancelled(Exception):
-    """The turn was cancelled while a web tool was waiting; the tool returns CANCELLED."""
-
-
-async def unless_cancelled(work: Awaitable[Any], cancelled: asyncio.Event) -> Any:
-    """Await `work` and return its result, unless `cancelled` (the turn's event) is set first:
-    then `work` is cancelled and Cancelled is raised (a tool stops at once, as bash does)."""
-    task = asyncio.ensure_future(work)
-    if cancelled.is_set():
-        task.cancel()
-    stop = asyncio.ensure_future(cancelled.wait())
-    try:
-        await asyncio.wait({task, stop}, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        stop.cancel()
-    if not task.done() or task.cancelled():
-        task.cancel()
-        with suppress(asyncio.CancelledError):
-            await task
-        raise Cancelled
-    return task.result()
