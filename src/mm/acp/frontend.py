@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any, Awaitable, Callable
 
 from mm.acp.outbox import CallIds, Outbox
+from mm.ask.child import RELAYED_META  # `_meta` key of a chunk an asked agent wrote, naming it
 from mm.acp.toolcalls import call_locations, diff_content, result_content, tool_kind, tool_title
 from mm.engine.events import (Compacted, Event, PermissionAnswer, RelayedText, TextChunk, ThoughtChunk,
                               ToolCallDone, ToolCallRunning, ToolCallStarted, UsageReport)
@@ -42,6 +43,7 @@ class EditorFrontEnd:
         self._ids: dict[str, str] = {}  # the engine's call id → the ACP id
         self._started: dict[str, ToolCallStarted] = {}
         self._current = ""  # the ACP id of the call being run (asked about)
+        self._relayed_text = False  # an asked agent's text was streamed in this call
 
     def emit(self, event: Event) -> None:
         """Send the notification an engine event stands for (mm-acp.md §session/update)."""
@@ -50,7 +52,10 @@ class EditorFrontEnd:
         elif isinstance(event, ThoughtChunk):
             self.outbox.put(_chunk("agent_thought_chunk", event.text))
         elif isinstance(event, RelayedText):  # an asked agent's answer streams through the turn
-            self.outbox.put(_chunk("agent_thought_chunk" if event.thought else "agent_message_chunk", event.text))
+            chunk = _chunk("agent_thought_chunk" if event.thought else "agent_message_chunk", event.text)
+            chunk["_meta"] = {RELAYED_META: event.agent}  # not this agent's answer (mm.ask.child)
+            self.outbox.put(chunk)
+            self._relayed_text = self._relayed_text or not event.thought
         elif isinstance(event, ToolCallStarted):
             self._call_started(event)
         elif isinstance(event, ToolCallRunning):
@@ -59,6 +64,9 @@ class EditorFrontEnd:
                 self.outbox.put({"sessionUpdate": "tool_call_update", "toolCallId": acp_id, "status": "in_progress"})
         elif isinstance(event, ToolCallDone):
             self._call_done(event)
+            if self._relayed_text and event.name == "ask_agent":  # this agent's own text starts apart
+                self.outbox.put({**_chunk("agent_message_chunk", "\n\n"), "_meta": {RELAYED_META: event.name}})
+                self._relayed_text = False
         elif isinstance(event, UsageReport):
             used = event.usage.input_tokens + event.usage.output_tokens
             self.outbox.put({"sessionUpdate": "usage_update", "used": used, "size": self.window() or 0})

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 from mm import __version__
 
+RELAYED_META = "mm.askedAgent"  # mm.acp.frontend marks the chunks its own asked agents wrote
 STDERR_LINES = 20  # the child's last stderr lines kept for error messages
 LINE_LIMIT = 50 * 1024 * 1024  # bytes of one JSON-RPC line from the child
 EXITED = "the agent exited (status {status}){why}"
@@ -193,7 +194,8 @@ class ChildAgent:
         if session_id != self._session or self._sink is None:
             return
         kind = getattr(update, "session_update", "")
-        if kind == "agent_message_chunk":
+        relayed = RELAYED_META in (getattr(update, "field_meta", None) or {})  # its own asked agent's text
+        if kind == "agent_message_chunk" and not relayed:
             text = getattr(getattr(update, "content", None), "text", None)
             if isinstance(text, str):
                 self._texts.append(text)

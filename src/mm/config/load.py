@@ -74,7 +74,7 @@ def load_config(explicit: str | None = None, cwd: Path | None = None,
         line = lines.get(loc)
         return f"{path}:{line}" if path is not None and line else str(path or "configuration")
 
-    _resolve_asked_agents(config, path.parent if path is not None else cwd)
+    _resolve_asked_agents(config, (path.parent if path is not None else cwd).resolve())
     from mm.config.checks import check
 
     problem = check(config, where)

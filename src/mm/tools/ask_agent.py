@@ -50,7 +50,7 @@ class AskAgent:
         spec = self.agents.get(name)
         first = (str(args.get("prompt") or "").strip().splitlines() or [""])[0]
         where = f" ({spec.provider or 'auto'}/{spec.model or 'auto'})" if spec is not None and spec.is_mm else ""
-        return f"{self.name}: {name}{where} — {first}"
+        return f"{self.name}: {name}{where}" + (f" — {first}" if first else "")
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Ask the agent and return its answer (truncated to maxOutput), or the reference's error texts."""
