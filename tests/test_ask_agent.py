@@ -635,3 +635,48 @@ async def test_ask_command_in_line_mode_joins_the_history(tmp_path, servers, mon
     assert task_text.endswith("\nSum it up")
     assert last_tool_message(parent.requests[3]) == "Summed up."
     assert_no_process(str(child_yaml))
+
+
+# -- 8. the watchdog ----------------------------------------------------------------------------------
+
+def test_a_silent_agent_is_stopped_by_the_watchdog_and_the_turn_ends(tmp_path, servers):
+    """Silence longer than watchdogTimeout (the child's model server stalls) stops the question:
+    the result says so, and the asking agent's turn ends as its own watchdog would end it."""
+    parent, child = servers(), servers("cm")
+    agent_file(tmp_path / "child.yaml", child, "cm")
+    agent_file(tmp_path / "parent.yaml", parent, watchdogTimeout=1, mmConfigs={"helper": "child.yaml"})
+    parent.add_tool_calls([{"name": "ask_agent", "arguments": {"agent": "helper", "prompt": "think"}}])
+    child.add_stall(30)
+
+    proc = run_mm(["-p", "go", "-c", "parent.yaml"], tmp_path)
+
+    stopped = "[ask_agent: helper stopped before finishing: no sign of life for 1s (watchdogTimeout)]"
+    assert proc.returncode == 1, proc.stderr
+    assert stopped in proc.stderr
+    assert len(parent.requests) == 1  # the turn ended: the model was not asked again
+    assert_no_process(str(tmp_path / "child.yaml"))
+
+
+async def test_waiting_for_the_user_is_not_silence(tmp_path, servers):
+    """A question relayed from the asked agent waits for the user longer than watchdogTimeout:
+    the watchdog is beaten meanwhile, and the answer arrives (mm-tools.md §ask_user, Watchdog)."""
+    parent, child = servers(), servers("cm")
+    agent_file(tmp_path / "child.yaml", child, "cm")
+    agent_file(tmp_path / "parent.yaml", parent, watchdogTimeout=1, mmConfigs={"helper": "child.yaml"})
+    parent.add_tool_calls([{"name": "ask_agent", "arguments": {"agent": "helper", "prompt": "ask me"}}])
+    child.add_tool_calls([{"name": "ask_user", "arguments": {"question": "Which colour?", "options": ["red", "blue"]}}])
+    child.add_reply("You chose blue.")
+    parent.add_reply("Done.")
+
+    class SlowUser(RecordingClient):
+        async def create_elicitation(self, message: str, mode: Any, **meta: Any) -> Any:
+            await asyncio.sleep(3)  # three times watchdogTimeout
+            return await super().create_elicitation(message, mode, **meta)
+
+    client = SlowUser(forms=[{"q1": "blue"}])
+    async with mm_acp(client, tmp_path, "parent.yaml") as (conn, session_id):
+        response = await prompt(conn, session_id, "go")
+
+    assert response.stop_reason == "end_turn"
+    assert last_tool_message(child.requests[1]) == "The user answered:\n- Which colour? → blue"
+    assert last_tool_message(parent.requests[1]) == "You chose blue."

@@ -29,7 +29,10 @@ def run_acp(config: AgentConfig) -> int:
     """Serve ACP on stdio until the client closes stdin or a signal stops mm; returns 0."""
     from mm.acp.wire import claim_stdout
 
+    from mm.acp.logs import route_sdk_logs
+
     wire = claim_stdout()
+    route_sdk_logs(to_stderr=True)
     try:
         return asyncio.run(_serve(config, wire))
     except KeyboardInterrupt:

@@ -9,15 +9,18 @@ of the child feeds the watchdog: silence longer than `watchdog` seconds stops th
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, AsyncIterator, Protocol
 
 from mm import __version__
 
 RELAYED_META = "mm.askedAgent"  # mm.acp.frontend marks the chunks its own asked agents wrote
+START_SECONDS = 60.0  # the least time the agent has to start and open a session
+HEARTBEAT = 1.0  # seconds between the watchdog's beats while the user is being asked
 STDERR_LINES = 20  # the child's last stderr lines kept for error messages
 LINE_LIMIT = 50 * 1024 * 1024  # bytes of one JSON-RPC line from the child
 EXITED = "the agent exited (status {status}){why}"
@@ -58,18 +61,21 @@ class ChildAgent:
         self._session: str | None = None
         self._texts: list[str] = []
         self._alive = asyncio.Event()  # set at every event of the child (the watchdog)
+        self._beat = HEARTBEAT  # seconds between beats while the user is asked (below the watchdog's)
         self._start_lock = asyncio.Lock()
 
     async def ask(self, prompt: str, cwd: Path, sink: Sink, watchdog: float, cancelled: asyncio.Event) -> Answer:
         """Put `prompt` to the agent in a fresh session in `cwd`; never raises for the agent's faults."""
+        start = max(watchdog, START_SECONDS)  # starting a program is not a silence of the agent
         try:
-            await self._within(self._start(), watchdog, cancelled)
-            session = await self._within(self.conn.new_session(cwd=str(cwd), mcp_servers=[]), watchdog, cancelled)
+            await self._within(self._start(), start, cancelled)
+            session = await self._within(self.conn.new_session(cwd=str(cwd), mcp_servers=[]), start, cancelled)
         except _Stop as stop:
             return Answer("", failed=stop.reason)
         except Exception as err:
             return Answer("", failed=await self._why(err))
         self._sink, self._session, self._texts = sink, session.session_id, []
+        self._beat = min(HEARTBEAT, watchdog / 4)
         try:
             response = await self._within(self._prompt(session.session_id, prompt), watchdog, cancelled)
         except _Stop as stop:
@@ -122,6 +128,10 @@ class ChildAgent:
                 return
             from acp import PROTOCOL_VERSION
             from acp.client.connection import ClientSideConnection
+
+            from mm.acp.logs import route_sdk_logs
+
+            route_sdk_logs(to_stderr=False)  # its failures reach the user as ask_agent's error text
             from acp.schema import (ClientCapabilities, ElicitationCapabilities, ElicitationFormCapabilities,
                                     FileSystemCapabilities, Implementation)
 
@@ -188,6 +198,23 @@ class ChildAgent:
                 except (asyncio.TimeoutError, ProcessLookupError, OSError):
                     continue
 
+    @contextlib.asynccontextmanager
+    async def waiting_for_the_user(self) -> AsyncIterator[None]:
+        """While this agent's user answers the asked agent's question, the watchdog is beaten every
+        second (more often for a watchdog under 4 s): waiting for a human does not end the turn (mm-tools.md §ask_user, Watchdog); the
+        answer itself is a sign of life."""
+        async def beat() -> None:
+            while True:
+                self._alive.set()
+                await asyncio.sleep(self._beat)
+
+        beating = asyncio.ensure_future(beat())
+        try:
+            yield
+        finally:
+            beating.cancel()
+            self._alive.set()
+
     # -- called by _Client
     def _update(self, session_id: str, update: Any) -> None:
         self._alive.set()
@@ -219,8 +246,8 @@ class _Client:
         from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
 
         sink = self.child._current(session_id)
-        picked = await sink.permission(tool_call, options) if sink is not None else None
-        self.child._alive.set()  # an answered permission is a sign of life
+        async with self.child.waiting_for_the_user():
+            picked = await sink.permission(tool_call, options) if sink is not None else None
         if picked is None:
             return RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
         return RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=picked))
@@ -231,9 +258,8 @@ class _Client:
         sink = self.child._current(session_id=getattr(mode, "session_id", None) or self.child._session or "")
         if sink is None:
             raise RequestError.invalid_request({"error": "no question in flight"})
-        answer = await sink.elicit(message, mode)
-        self.child._alive.set()
-        return answer
+        async with self.child.waiting_for_the_user():
+            return await sink.elicit(message, mode)
 
     async def complete_elicitation(self, elicitation_id: str, **_: Any) -> None:
         return None
