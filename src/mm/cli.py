@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         from mm.acp.run import run_acp
 
-        return run_acp(loaded.config)
+        return run_acp(loaded.config, loaded.path)
     if args.prompt is None:
         import asyncio
 

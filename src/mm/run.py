@@ -7,6 +7,7 @@ import signal
 import sys
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from mm.config.schema import AgentConfig
 from mm.engine.conversation import Conversation
@@ -86,10 +87,23 @@ def resume_session(conv: Conversation, path: Path, loaded: tuple | None = None) 
         messages = messages[1:]
     conv.history[1:] = messages
     conv.errors[:] = list(meta.errors)
+    conv.totals = usage_of(meta.usage)
     conv.meter.forget()
     conv.loops.reset()
     conv.session.id, conv.session.created = meta.id, timestamp(meta.created, path)
     return len(messages)
+
+
+def usage_of(record: dict) -> Any:
+    """The session's token totals as a session file records them (`usage`: the fields of
+    mm.llm.types.Usage); unreadable counts are 0."""
+    from mm.llm.types import Usage
+
+    counts = {}
+    for name in ("input_tokens", "output_tokens", "thought_tokens", "cached_tokens"):
+        value = record.get(name) if isinstance(record, dict) else None
+        counts[name] = value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+    return Usage(**counts)
 
 
 def make_client(config: AgentConfig, base_url: str, model: str, provider: str):

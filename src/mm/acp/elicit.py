@@ -45,18 +45,28 @@ def answers_from_form(questions: list[Question], content: Any) -> list[str]:
     """The answers an accepted form carries in `content`, by property name (a string, a list of
     strings, or a boolean); a missing one takes the question's default."""
     content = content if isinstance(content, dict) else {}
-    answers = []
-    for n, question in enumerate(questions, 1):
-        value = content.get(f"q{n}")
-        if isinstance(value, bool):
-            answers.append("yes" if value else "no")
-        elif isinstance(value, list):
-            answers.append(", ".join(str(v) for v in value))
-        elif value is None or value == "":
-            answers.append(question.default if question.default is not None else NO_ANSWER)
-        else:
-            answers.append(str(value))
-    return answers
+    return [_answer(question, content.get(f"q{n}")) for n, question in enumerate(questions, 1)]
+
+
+def _answer(question: Question, value: Any) -> str:
+    """One property's value as the answer text: a confirm reads a boolean (or a yes/no word), a
+    multi a list (or one string); what does not fit takes the default, else NO_ANSWER."""
+    fallback = question.default if question.default is not None else NO_ANSWER
+    if question.type == "confirm":
+        word = str(value).strip().lower() if isinstance(value, str) else None
+        if isinstance(value, bool) or word in YES or word in NO:
+            return "yes" if value is True or word in YES else "no"
+        return _confirmed_text(question.default) if question.default is not None else NO_ANSWER
+    if isinstance(value, list):
+        picked = [str(v) for v in value if isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+        return ", ".join(picked) if picked else fallback
+    if value is None or value == "" or isinstance(value, (dict, bool)):
+        return fallback
+    return str(value)
+
+
+def _confirmed_text(default: str) -> str:
+    return "yes" if _confirmed(default) else "no"
 
 
 async def ask_with_form(request: Request, session_id: str, tool_call_id: str,

@@ -43,7 +43,7 @@ class EditorFrontEnd:
         self._ids: dict[str, str] = {}  # the engine's call id → the ACP id
         self._started: dict[str, ToolCallStarted] = {}
         self._current = ""  # the ACP id of the call being run (asked about)
-        self._relayed_text = False  # an asked agent's text was streamed in this call
+        self._relayed_text = ""  # the asked agent whose text was streamed in this call
 
     def emit(self, event: Event) -> None:
         """Send the notification an engine event stands for (mm-acp.md §session/update)."""
@@ -55,7 +55,8 @@ class EditorFrontEnd:
             chunk = _chunk("agent_thought_chunk" if event.thought else "agent_message_chunk", event.text)
             chunk["_meta"] = {RELAYED_META: event.agent}  # not this agent's answer (mm.ask.child)
             self.outbox.put(chunk)
-            self._relayed_text = self._relayed_text or not event.thought
+            if not event.thought:
+                self._relayed_text = event.agent
         elif isinstance(event, ToolCallStarted):
             self._call_started(event)
         elif isinstance(event, ToolCallRunning):
@@ -65,8 +66,9 @@ class EditorFrontEnd:
         elif isinstance(event, ToolCallDone):
             self._call_done(event)
             if self._relayed_text and event.name == "ask_agent":  # this agent's own text starts apart
-                self.outbox.put({**_chunk("agent_message_chunk", "\n\n"), "_meta": {RELAYED_META: event.name}})
-                self._relayed_text = False
+                separator = _chunk("agent_message_chunk", "\n\n")
+                self.outbox.put({**separator, "_meta": {RELAYED_META: self._relayed_text}})
+                self._relayed_text = ""
         elif isinstance(event, UsageReport):
             used = event.usage.input_tokens + event.usage.output_tokens
             self.outbox.put({"sessionUpdate": "usage_update", "used": used, "size": self.window() or 0})

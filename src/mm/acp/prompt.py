@@ -20,11 +20,13 @@ _TRAILING = ".,;:!?)]}'\"`"
 @dataclass
 class PromptText:
     """The flattened prompt: `text` for the model, `command` (`/new`, `/compact`) when the prompt
-    is exactly one of them, and the `attached` absolute paths (for the log)."""
+    is exactly one of them, the `attached` absolute paths and the kinds of the `ignored` blocks
+    (for the log)."""
 
     text: str
     command: str | None = None
     attached: list[str] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
 
 
 def flatten(blocks: list[Any], cwd: Path, catalogue: list[Any] | tuple[Any, ...] = ()) -> PromptText:
@@ -37,15 +39,17 @@ def flatten(blocks: list[Any], cwd: Path, catalogue: list[Any] | tuple[Any, ...]
     `@path` naming an existing file or directory (under `cwd`, or absolute, or `~…`) adds one
     attached line, once per path, in order.
     """
-    text, links = "", []
+    text, links, ignored = "", [], []
     for block in blocks:
         kind = _field(block, "type")
         if kind == "text":
             text += str(_field(block, "text") or "")
         elif kind == "resource_link":
             links.append(_link_path(str(_field(block, "uri") or "")))
+        else:
+            ignored.append(str(kind))
     if text.strip() in COMMANDS and not links:
-        return PromptText(text, command=text.strip())
+        return PromptText(text, command=text.strip(), ignored=ignored)
     from mm.skills import rewrite_skill_command
 
     text = rewrite_skill_command(text, catalogue)
@@ -59,7 +63,7 @@ def flatten(blocks: list[Any], cwd: Path, catalogue: list[Any] | tuple[Any, ...]
             seen.add(path)
             attached.append(path)
             out += (ATTACHED_DIRECTORY if is_dir else ATTACHED_FILE).format(path=path)
-    return PromptText(out, attached=attached)
+    return PromptText(out, attached=attached, ignored=ignored)
 
 
 def _at_paths(text: str, cwd: Path) -> list[tuple[str, bool]]:
@@ -95,7 +99,14 @@ def _existing(token: str, cwd: Path) -> str | None:
 
 
 def _link_path(uri: str) -> str:
-    return unquote(uri[len("file://"):]) if uri.startswith("file://") else uri
+    """A `file:` URI's path (`file:///a/b`, `file://localhost/a/b`, percent-escapes decoded);
+    any other URI as it is."""
+    if not uri.startswith("file://"):
+        return uri
+    rest = uri[len("file://"):]
+    if rest.startswith("localhost/"):
+        rest = rest[len("localhost"):]
+    return unquote(rest)
 
 
 def _field(block: Any, name: str) -> Any:

@@ -13,6 +13,7 @@ from mm.config.schema import AgentConfig
 
 BANNER = "mm v{version} · acp · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
 NO_SERVER = "[acp] no model server yet: {error}"
+STARTED = "[acp] mm v{version} serves the Agent Client Protocol on stdio (agent file: {file})"
 
 
 def log(line: str) -> None:
@@ -25,14 +26,15 @@ def log(line: str) -> None:
         pass
 
 
-def run_acp(config: AgentConfig) -> int:
-    """Serve ACP on stdio until the client closes stdin or a signal stops mm; returns 0."""
-    from mm.acp.wire import claim_stdout
-
+def run_acp(config: AgentConfig, agent_file: Any = None) -> int:
+    """Serve ACP on stdio until the client closes stdin or a signal stops mm; returns 0.
+    `agent_file`: the file the configuration came from (None: the defaults), for the first log line."""
     from mm.acp.logs import route_sdk_logs
+    from mm.acp.wire import claim_stdout
 
     wire = claim_stdout()
     route_sdk_logs(to_stderr=True)
+    log(STARTED.format(version=__version__, file=agent_file or "none, the defaults"))
     try:
         return asyncio.run(_serve(config, wire))
     except KeyboardInterrupt:

@@ -93,6 +93,11 @@ class EditorAgent:
         if not session_id or "/" in session_id or "\\" in session_id or session_id.startswith("."):
             raise RequestError.invalid_params({"sessionId": session_id, "error": BAD_SESSION_ID.format(id=session_id)})
         path = directory / f"{session_id}.json"
+        previous = self.sessions.get(session_id)
+        if previous is not None:  # its turn in flight stops and saves its history before the file is read
+            previous.cancel()
+            async with self.turns:
+                pass
         if not path.is_file():
             raise RequestError.invalid_params({"sessionId": session_id,
                                                "error": NO_SESSION_FILE.format(id=session_id, dir=directory)})

@@ -14,6 +14,8 @@ NEW_LOG = "[acp] session {id}: new session, {n} message(s) forgotten"
 KEPT_LOG = "[acp] session {id}: previous conversation kept as {kept}"
 COMPACT_LOG = "[acp] session {id}: /compact — {line}"
 ATTACHED_LOG = "[acp] session {id}: attached {path}"
+IGNORED_LOG = "[acp] session {id}: a {kind} block of the prompt is ignored (mm takes text and resource links)"
+EMPTY_LOG = "[acp] session {id}: an empty prompt: nothing to do"
 TURN_LOG = "[acp] turn done: {commands} command(s) · {file_ops} file op(s) · {skills} skill(s)"
 STOP_REASONS = {"end_turn": "end_turn", "cancelled": "cancelled", "max_turn_requests": "max_turn_requests"}
 
@@ -55,6 +57,8 @@ class Session:
         flat = flatten(blocks, self.cwd, self.catalogue)
         for path in flat.attached:
             self.server.log(ATTACHED_LOG.format(id=self.id, path=path))
+        for kind in flat.ignored:
+            self.server.log(IGNORED_LOG.format(id=self.id, kind=kind))
         ui = self.server.front_end(self)
         self.cancels.add(ui.cancelled)
         try:
@@ -65,6 +69,9 @@ class Session:
                     return await self._new(ui)
                 if flat.command == "/compact":
                     return await self._compact(ui)
+                if not flat.text.strip():  # nothing asked: the model is not called for an empty message
+                    self.server.log(EMPTY_LOG.format(id=self.id))
+                    return self._response("end_turn")
                 return await self._turn(flat.text, ui)
         finally:
             self.cancels.discard(ui.cancelled)

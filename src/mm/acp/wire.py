@@ -18,6 +18,7 @@ import threading
 from typing import Any, BinaryIO
 
 PARSE_ERROR = {"code": -32700, "message": "Parse error"}
+BAD_LOGGED = 3  # bad messages said one by one on stderr; then one line per thousand
 INVALID_REQUEST = {"code": -32600, "message": "Invalid Request"}
 
 
@@ -40,6 +41,7 @@ class StdioTransport:
 
     def __init__(self, reader: BinaryIO, out: int, log: Any = None, before_eof: Any = None):
         self._out, self._log, self._before_eof = out, log or (lambda line: None), before_eof
+        self._bad_count = 0
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._outgoing: queue.Queue[tuple[bytes, asyncio.Future]] = queue.Queue()
         self._loop = loop = asyncio.get_running_loop()
@@ -71,17 +73,28 @@ class StdioTransport:
             try:
                 message = json.loads(line)
             except ValueError:
-                self._log("[acp] a line that is not JSON was answered with a parse error")
+                self._bad("a line that is not JSON was answered with a parse error")
                 await self.send({"jsonrpc": "2.0", "id": None, "error": PARSE_ERROR})
                 continue
-            if isinstance(message, dict) and ("method" in message or "id" in message):
+            problem = _invalid(message)
+            if problem is None:
                 return message
-            self._log("[acp] a message that is not a JSON-RPC object was answered with an invalid request")
-            await self.send({"jsonrpc": "2.0", "id": None, "error": INVALID_REQUEST})
+            self._bad(f"{problem}: answered with an invalid request")
+            ident = message.get("id") if isinstance(message, dict) and _valid_id(message.get("id")) else None
+            await self.send({"jsonrpc": "2.0", "id": ident, "error": INVALID_REQUEST})
+
+    def _bad(self, what: str) -> None:
+        """Say on stderr that a bad message came: the first ones, then one line per thousand."""
+        self._bad_count += 1
+        n = self._bad_count
+        if n <= BAD_LOGGED or n % 1000 == 0:
+            more = f" ({n} bad messages so far)" if n > BAD_LOGGED else ""
+            self._log(f"[acp] {what}{more}")
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write one message as one line, in the order of the calls (by one writer thread: a slow
         reader never blocks the event loop). Raises OSError when stdout is closed."""
+        message = _one_line_errors(message)
         data = (json.dumps(message, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8", "replace")
         done = self._loop.create_future()
         self._outgoing.put((data, done))
@@ -113,3 +126,35 @@ def _settle(done: asyncio.Future, error: OSError | None) -> None:
         done.set_result(None)
     else:
         done.set_exception(error)
+
+
+def _valid_id(ident: object) -> bool:
+    """A JSON-RPC id: a string, a number or null."""
+    return ident is None or (isinstance(ident, (str, int, float)) and not isinstance(ident, bool))
+
+
+def _invalid(message: object) -> str | None:
+    """Why `message` is not a JSON-RPC request, notification or response (None: it is one)."""
+    if not isinstance(message, dict) or not ("method" in message or "id" in message):
+        return "a message that is not a JSON-RPC object"
+    if "method" in message and not isinstance(message["method"], str):
+        return "a method that is not a string"
+    if "id" in message and not _valid_id(message["id"]):
+        return "an id that is neither a string, a number nor null"
+    return None
+
+
+def _one_line_errors(message: dict) -> dict:
+    """An `invalid params` answer's validation errors (the SDK's pydantic list) as one line:
+    `prompt.0.text: Field required; …`."""
+    error = message.get("error")
+    data = error.get("data") if isinstance(error, dict) else None
+    if not (isinstance(data, dict) and isinstance(data.get("errors"), list)):
+        return message
+    parts = []
+    for item in data["errors"][:5]:
+        if isinstance(item, dict):
+            where = ".".join(str(p) for p in item.get("loc", ()))
+            parts.append(f"{where}: {item.get('msg', 'invalid')}" if where else str(item.get("msg", "invalid")))
+    rest = {k: v for k, v in data.items() if k != "errors"}
+    return {**message, "error": {**error, "data": {**rest, "error": "; ".join(parts) or "invalid params"}}}

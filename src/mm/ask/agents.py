@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import os
-import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mm.config.schema import AcpConfig, AgentConfig, AskedAgentEntry
+from mm.config.schema import AcpConfig, AgentConfig
 
 MAX_DEPTH = 2  # an asked agent may ask in turn, two levels at most (MM_ASK_DEPTH)
 NO_DESCRIPTION = "(no description)"
@@ -37,12 +36,10 @@ def ask_depth(env: dict[str, str] | None = None) -> int:
 
 
 def asked_agents(config: AgentConfig, cwd: Path) -> dict[str, AgentSpec]:
-    """The agents of `config.mmConfigs`, by name (a bare string is an agent file; relative paths
-    resolve against `cwd` when the loader did not resolve them already)."""
+    """The agents of `config.mmConfigs`, by name (relative agent files resolve against `cwd` when
+    the loader did not make them absolute already)."""
     specs = {}
     for name, entry in config.mmConfigs.items():
-        if isinstance(entry, str):
-            entry = AskedAgentEntry(config=entry)
         yolo = config.yolo if entry.yolo is None else entry.yolo
         if entry.config:
             path = cwd / Path(entry.config).expanduser()
@@ -51,8 +48,7 @@ def asked_agents(config: AgentConfig, cwd: Path) -> dict[str, AgentSpec]:
             specs[name] = AgentSpec(name, [sys.executable, "-m", "mm", "-acp", "-c", str(path)], purpose, yolo,
                                     model, provider, is_mm=True)
         else:
-            argv = shlex.split(entry.command) if isinstance(entry.command, str) else list(entry.command or [])
-            specs[name] = AgentSpec(name, argv, entry.description or NO_DESCRIPTION, yolo)
+            specs[name] = AgentSpec(name, list(entry.command or []), entry.description or NO_DESCRIPTION, yolo)
     return specs
 
 

@@ -17,15 +17,19 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Protocol
 
 from mm import __version__
+from mm.ask.wire import LINE_LIMIT, ChildTransport
 
 RELAYED_META = "mm.askedAgent"  # mm.acp.frontend marks the chunks its own asked agents wrote
 START_SECONDS = 60.0  # the least time the agent has to start and open a session
+STOP_SECONDS = 1.0  # the child's time to end at each step of close()
 HEARTBEAT = 1.0  # seconds between the watchdog's beats while the user is being asked
-STDERR_LINES = 20  # the child's last stderr lines kept for error messages
-LINE_LIMIT = 50 * 1024 * 1024  # bytes of one JSON-RPC line from the child
+STDERR_LINES = 20
+ROUTINE = ("mm v", "[acp] initialize", "[acp] session", "[acp] turn done")  # an asked mm's ordinary log lines  # the child's last stderr lines kept for error messages
 EXITED = "the agent exited (status {status}){why}"
 SILENT_PREFIX = "no sign of life"
 SILENT = SILENT_PREFIX + " for {seconds:.0f}s (watchdogTimeout)"
+NOT_READY = "it did not start and open a session within {seconds:.0f}s"
+KILLED = "the agent was killed by signal {signal}{why}"
 CANCELLED = "cancelled"
 NOT_STARTED = "cannot start {argv0}: {error}"
 
@@ -56,6 +60,7 @@ class ChildAgent:
         self.name, self.argv, self.env, self.cwd = name, argv, env, cwd
         self.process: asyncio.subprocess.Process | None = None
         self.conn: Any = None
+        self.transport: ChildTransport | None = None
         self.stderr: deque[str] = deque(maxlen=STDERR_LINES)
         self._sink: Sink | None = None
         self._session: str | None = None
@@ -68,12 +73,16 @@ class ChildAgent:
         """Put `prompt` to the agent in a fresh session in `cwd`; never raises for the agent's faults."""
         start = max(watchdog, START_SECONDS)  # starting a program is not a silence of the agent
         try:
-            await self._within(self._start(), start, cancelled)
-            session = await self._within(self.conn.new_session(cwd=str(cwd), mcp_servers=[]), start, cancelled)
+            await self._within(self._start(), start, cancelled, NOT_READY)
+            session = await self._within(self.conn.new_session(cwd=str(cwd), mcp_servers=[]), start, cancelled,
+                                         NOT_READY)
         except _Stop as stop:
+            await self.close()  # it could not even start: the next question starts it afresh
             return Answer("", failed=stop.reason)
         except Exception as err:
-            return Answer("", failed=await self._why(err))
+            why = await self._why(err)
+            await self.close()
+            return Answer("", failed=why)
         self._sink, self._session, self._texts = sink, session.session_id, []
         self._beat = min(HEARTBEAT, watchdog / 4)
         try:
@@ -83,6 +92,9 @@ class ChildAgent:
             return Answer("".join(self._texts), stopped=stop.reason)
         except Exception as err:  # an error answer, or the child gone: nothing answered is a failure
             text, why = "".join(self._texts), await self._why(err)
+            if self.transport is None or self.transport.broken or self.process is None \
+                    or self.process.returncode is not None:
+                await self.close()  # gone or not an ACP agent: the next question starts it afresh
             return Answer(text, stopped=why) if text.strip() else Answer(text, failed=why)
         finally:
             self._sink = None
@@ -94,8 +106,9 @@ class ChildAgent:
 
         return await self.conn.prompt(session_id=session_id, prompt=[text_block(prompt)])
 
-    async def _within(self, request: Any, watchdog: float, cancelled: asyncio.Event) -> Any:
-        """Await `request` while the child shows signs of life and the turn is not cancelled."""
+    async def _within(self, request: Any, watchdog: float, cancelled: asyncio.Event, silent: str = SILENT) -> Any:
+        """Await `request` while the child shows signs of life (within `watchdog` seconds of each
+        other, else `silent` is the reason) and the turn is not cancelled."""
         task = asyncio.ensure_future(request)
         stop = asyncio.ensure_future(cancelled.wait())
         try:
@@ -110,7 +123,7 @@ class ChildAgent:
                 if stop in done:
                     raise _Stop(CANCELLED)
                 if not done:
-                    raise _Stop(SILENT.format(seconds=watchdog))
+                    raise _Stop(silent.format(seconds=watchdog))
         finally:
             stop.cancel()
             if not task.done():
@@ -143,8 +156,8 @@ class ChildAgent:
             except OSError as err:
                 raise _Stop(NOT_STARTED.format(argv0=self.argv[0], error=err.strerror or err)) from None
             asyncio.ensure_future(self._drain_stderr(self.process))
-            self.conn = ClientSideConnection(_Client(self), self.process.stdin, self.process.stdout,
-                                             use_unstable_protocol=True)
+            self.transport = ChildTransport(self.process.stdout, self.process.stdin)
+            self.conn = ClientSideConnection(_Client(self), self.transport, use_unstable_protocol=True)
             capabilities = ClientCapabilities(
                 fs=FileSystemCapabilities(read_text_file=False, write_text_file=False), terminal=False,
                 elicitation=ElicitationCapabilities(form=ElicitationFormCapabilities()))
@@ -171,38 +184,56 @@ class ChildAgent:
             except asyncio.TimeoutError:
                 pass
 
+        if self.transport is not None and self.transport.broken:
+            return self.transport.broken
         if isinstance(err, RequestError):
+            import json
+
             data = err.data if isinstance(err.data, dict) else {}
             detail = data.get("error") or data.get("details") or err.data
+            if detail is not None and not isinstance(detail, str):
+                detail = json.dumps(detail, ensure_ascii=False)
             return f"{err}: {detail}" if detail else str(err)
         if self.process is not None and self.process.returncode is not None:
-            last = f": {self.stderr[-1]}" if self.stderr else ""
-            return EXITED.format(status=self.process.returncode, why=last)
+            last = [line for line in self.stderr if not line.startswith(ROUTINE)]
+            why = f": {last[-1]}" if last else ""
+            code = self.process.returncode
+            if code < 0:
+                return KILLED.format(signal=_signal_name(-code), why=why)
+            return EXITED.format(status=code, why=why)
         return str(err) or type(err).__name__
 
     async def close(self) -> None:
-        """Stop the child: its stdin closed (it ends at end of input), then SIGTERM, then SIGKILL."""
-        process, self.process = self.process, None
-        if process is None or process.returncode is not None:
+        """Stop the child and its process group: its stdin closed (an ACP agent ends at the end of
+        its input), then SIGTERM, then SIGKILL, a moment apart."""
+        import signal
+
+        process, self.process, self.conn, self.transport = self.process, None, None, None
+        if process is None:
             return
-        try:
-            if process.stdin is not None:
-                process.stdin.close()
-            await asyncio.wait_for(process.wait(), 3)
-        except (asyncio.TimeoutError, OSError):
-            for sig in ("terminate", "kill"):
+        if process.returncode is None and process.stdin is not None:
+            process.stdin.close()
+        for sig in (None, signal.SIGTERM, signal.SIGKILL):
+            if process.returncode is not None:
+                break
+            if sig is not None:
                 try:
-                    getattr(process, sig)()
-                    await asyncio.wait_for(process.wait(), 3)
-                    return
-                except (asyncio.TimeoutError, ProcessLookupError, OSError):
-                    continue
+                    os.killpg(process.pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                await asyncio.wait_for(process.wait(), STOP_SECONDS)
+            except asyncio.TimeoutError:
+                continue
+        pipes = getattr(process, "_transport", None)  # its pipes, closed while the event loop runs
+        if pipes is not None:
+            pipes.close()
 
     @contextlib.asynccontextmanager
     async def waiting_for_the_user(self) -> AsyncIterator[None]:
         """While this agent's user answers the asked agent's question, the watchdog is beaten every
-        second (more often for a watchdog under 4 s): waiting for a human does not end the turn (mm-tools.md §ask_user, Watchdog); the
-        answer itself is a sign of life."""
+        second (more often for a watchdog under 4 s): waiting for a human does not end the turn
+        (mm-tools.md §ask_user, Watchdog); the answer itself is a sign of life."""
         async def beat() -> None:
             while True:
                 self._alive.set()
@@ -269,6 +300,15 @@ class _Stop(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+def _signal_name(number: int) -> str:
+    import signal
+
+    try:
+        return f"{number} ({signal.Signals(number).name})"
+    except ValueError:
+        return str(number)
 
 
 def child_env(depth: int, yolo: bool | None) -> dict[str, str]:

@@ -9,7 +9,8 @@ from typing import Any
 from mm.engine.events import RelayedText, ToolCallDone, ToolCallRunning, ToolCallStarted
 from mm.tools.base import FileChange, ToolResult
 
-ASKS = "{agent} asks: "
+ASKS = "{agent} asks: "  # before each relayed question
+ASKING = "{agent} asks"  # the name of a relayed permission: `🔐 <agent> asks: <its title>`
 TITLE = "{agent} · {title}"
 CANNOT_ASK = "nobody can answer a question here"
 KIND_FOR = {"allow_once": ("allow_once", "allow_always"), "allow_always": ("allow_always", "allow_once"),
@@ -77,7 +78,7 @@ class Relay:
             from mm.tools.diff import diff_texts
 
             preview += "\n" + "\n".join(diff_texts(started.change.old_text or "", started.change.new_text).rows)
-        answer = await self.ui.request_permission(ASKS.format(agent=self.agent).rstrip(), started.arguments, preview)
+        answer = await self.ui.request_permission(ASKING.format(agent=self.agent), started.arguments, preview)
         return _option(options, answer)
 
     async def elicit(self, message: str, mode: Any) -> dict[str, Any]:

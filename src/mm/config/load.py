@@ -66,6 +66,7 @@ def load_config(explicit: str | None = None, cwd: Path | None = None,
     for key, value in (overrides or {}).items():
         if value is not None:
             data[key], sources[key] = value, FLAGS.get(key, key)
+    _read_asked_agents(data, lines, path)
     config = _validate(data, lines, path, sources)
 
     def where(loc: tuple) -> str:
@@ -83,14 +84,45 @@ def load_config(explicit: str | None = None, cwd: Path | None = None,
     return LoadedConfig(config, path)
 
 
-def _resolve_asked_agents(config: AgentConfig, base: Path) -> None:
-    """`mmConfigs` entries as AskedAgentEntry objects, their agent files absolute (relative to
-    `base`, the directory of the agent file that names them)."""
-    from mm.config.schema import AskedAgentEntry
+def _read_asked_agents(data: dict[str, Any], lines: dict[tuple, int], path: Path | None) -> None:
+    """The file's shorthands of `mmConfigs` in the schema's shape: a bare string is `{config: …}`,
+    a `command` string is split like a shell's. Raises ConfigError for a name that YAML did not
+    read as text (`yes:`, `1:`) or a command line that cannot be split (an open quote)."""
+    import shlex
 
-    for name, entry in list(config.mmConfigs.items()):
+    entries = data.get("mmConfigs")
+    if not isinstance(entries, dict):
+        return
+    for name, entry in list(entries.items()):
+        at = f"{path}:{lines.get(('mmConfigs', name)) or lines.get(('mmConfigs',)) or 1}" if path else "configuration"
+        if not isinstance(name, str):
+            import yaml
+
+            written = next((k[1] for k in lines if len(k) == 2 and k[0] == "mmConfigs"
+                            and yaml.safe_load(str(k[1])) == name), str(name))
+            line = lines.get(("mmConfigs", written))
+            where = f"{path}:{line}" if path and line else at
+            raise ConfigError(f"{where}: mmConfigs: the agent name {written} is read by YAML as {name!r}, not as "
+                              f"text — write it in quotes (\"{written}\": …)")
+        if not isinstance(entry, (str, dict)):
+            raise ConfigError(f"{at}: mmConfigs.{name}: an agent is its agent file (a path) or "
+                              f"{{config: <agent file>}} or {{command: <command line>}} (got {entry!r})")
         if isinstance(entry, str):
-            entry = config.mmConfigs[name] = AskedAgentEntry(config=entry)
+            entries[name] = {"config": entry}
+        elif isinstance(entry, dict) and isinstance(entry.get("command"), str):
+            try:
+                entries[name] = {**entry, "command": shlex.split(entry["command"])}
+            except ValueError as err:
+                line = lines.get(("mmConfigs", name, "command"))
+                where = f"{path}:{line}" if path and line else at
+                raise ConfigError(f"{where}: mmConfigs.{name}.command: {str(err).lower()} "
+                                  f"(got {entry['command']!r})") from None
+
+
+def _resolve_asked_agents(config: AgentConfig, base: Path) -> None:
+    """`mmConfigs` agent files made absolute (relative to `base`, the directory of the agent file
+    that names them)."""
+    for entry in config.mmConfigs.values():
         if entry.config:
             entry.config = str(base / Path(entry.config).expanduser())
 

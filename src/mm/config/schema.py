@@ -99,11 +99,12 @@ class AcpConfig:
 @dataclass
 class AskedAgentEntry:
     """One agent of `mmConfigs` (mm-tools.md §ask_agent): another mm, by its agent file (`config`),
-    or any ACP agent, by its command line (`command`). A bare string stands for `config`."""
+    or any ACP agent, by its command line (`command`). In the file, a bare string stands for
+    `config` and a `command` string is split like a shell's (mm.config.load)."""
 
     __pydantic_config__ = FORBID
     config: str | None = None  # an agent file; relative to the agent file that names it
-    command: str | list[str] | None = None  # an ACP agent's command line (a string is split like a shell's)
+    command: list[str] | None = None  # an ACP agent's program and arguments
     description: str = ""  # what it is for, shown to the model
     yolo: bool | None = None  # its calls: true run, false asked; unset: this agent's yolo
 
@@ -139,7 +140,7 @@ class AgentConfig:
     webCrawler: WebCrawlerConfig = field(default_factory=WebCrawlerConfig)
     webSearch: WebSearchConfig = field(default_factory=WebSearchConfig)
     acp: AcpConfig = field(default_factory=AcpConfig)
-    mmConfigs: dict[str, AskedAgentEntry | str] = field(default_factory=dict)  # agents ask_agent can ask
+    mmConfigs: dict[str, AskedAgentEntry] = field(default_factory=dict)  # agents ask_agent can ask
 
 
 def constraint_names() -> dict[str, Any]:

@@ -85,10 +85,13 @@ def read_record(path: Path) -> dict[str, Any]:
 def load_session(path: Path) -> tuple[SessionMeta, list[dict]]:
     """Read a session file: its metadata and its history, repaired (module docstring).
 
-    Raises SessionError when the file cannot be read or is not a JSON object.
+    Raises SessionError when the file cannot be read, is not a JSON object, or holds no list of
+    messages.
     """
     path = Path(path)
     data = read_record(path)
+    if not isinstance(data.get("messages"), list):  # nothing to go on with: never overwritten as empty
+        raise SessionError(NOT_A_SESSION.format(path=path, why="no list of messages"))
     messages, unanswered = repair(clean_messages(data.get("messages")))
     meta = SessionMeta(id=_str(data.get("id")) or path.stem, path=path, created=_str(data.get("created")),
                        updated=_str(data.get("updated")), cwd=_str(data.get("cwd")),

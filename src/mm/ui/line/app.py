@@ -265,7 +265,12 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
             return 2
         conv.context_window = await context_window(config, endpoint)
         view = LineView(console, config.previewLines)
-        session = prompt_session(history_file, input, output)
+        from mm.ui.line.plain import PlainSession, stdin_is_a_terminal
+
+        if input is None and not stdin_is_a_terminal():  # `mm < prompts.txt`: one prompt per line
+            session: Any = PlainSession()
+        else:
+            session = prompt_session(history_file, input, output)
         banner = banner_line(config, endpoint, conv)
         if resumed is not None:
             banner += "\n" + RESUMED.format(id=resumed.stem, n=len(conv.history) - 1)
