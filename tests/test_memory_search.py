@@ -180,6 +180,18 @@ def test_stale_or_missing_index_falls_back_to_the_files(tmp_path):
     assert hits(tmp_path, "walrus") == [("b", 1, "question")] and (tmp_path / INDEX_NAME).exists()
 
 
+def test_index_damaged_inside_falls_back_to_the_files(tmp_path):
+    """An index that opens but whose FTS data is damaged: the files are read instead."""
+    import sqlite3
+
+    save(tmp_path, "a", "2026-01-01T00:00:00Z", qa("walrus", "ok"))
+    conn = sqlite3.connect(tmp_path / INDEX_NAME)
+    conn.execute("UPDATE texts_data SET block = x'ffffffff' WHERE id > 10")  # the terms' segments
+    conn.commit()
+    conn.close()
+    assert hits(tmp_path, "walrus") == [("a", 1, "question")]
+
+
 def test_unreadable_session_is_skipped(tmp_path):
     save(tmp_path, "a", "2026-01-01T00:00:00Z", qa("tabs", "ok"))
     (tmp_path / "broken.json").write_text("{")
@@ -220,3 +232,86 @@ def test_windowed_index_search_equals_a_full_scan(tmp_path):
             by_scan = [(h.session.id, h.unit.pos, h.score) for h in find_hits(tmp_path, w, use_index=False,
                                                                              limit=limit)]
             assert by_index == by_scan and len(by_index) == limit
+
+
+WIDE = {"tabs": 0.5, "spaces": 0.4, "golang": 0.3,  # common: more than PROBE units each
+        "amber": 0.21, "lamp": 0.21, "keeper": 0.21, "okapi": 0.21, "zebra": 0.21,  # rare, if not by much
+        "lighthouse": 0.005, "préférence": 0.01, "de": 0.3}
+
+
+def wide_corpus(d: Path, files: int = 200) -> list[list[dict]]:
+    """About 8,000 units: words common enough to be read window by window, rare ones read whole,
+    pairs, several answers a turn, summaries; update times mostly in saving order. Returns each
+    file's messages."""
+    rng = random.Random(3)
+
+    def text() -> str:  # some end with a rare short word: a text's last characters count too
+        end = rng.choice(("q", " qz", "")) if rng.random() < 0.02 else ""
+        return " ".join([w for w, p in WIDE.items() if rng.random() < p] + ["x"]) + "." + end
+
+    histories = []
+    for i in range(files):
+        messages = []
+        for _ in range(rng.randint(12, 28)):
+            if rng.random() < 0.05:
+                messages += [{"role": "user", "content": "Summary:\n" + text(), "summary": True},
+                             {"role": "assistant", "content": "Understood."}]
+            messages.append({"role": "user", "content": text()})
+            messages += [{"role": "assistant", "content": text()} for _ in range(rng.choice((0, 1, 1, 2)))]
+        minute = i if i % 4 else rng.randint(0, files)
+        save(d, f"w{i:03d}", f"2026-02-{1 + minute // 1440:02d}T{minute // 60 % 24:02d}:{minute % 60:02d}:00Z",
+             messages, index=False)
+        histories.append(messages)
+    return histories
+
+
+def test_wide_index_search_equals_a_full_scan(tmp_path):
+    """Common words, rare ones, many rare ones together, short words (rare ones found through the
+    trigrams, at a text's end too; common; absent), pairs holding more words than the first
+    windows' hits, and the conversation in progress left out: the first hits are the scan's."""
+    from mm.sessions.index import open_index
+    from mm.sessions.indexed import PROBE
+    from mm.sessions.search import build_index
+
+    histories = wide_corpus(tmp_path)
+    assert build_index(tmp_path) == 200
+    conn = open_index(tmp_path)
+    counts = {w: conn.execute("SELECT count(*) FROM texts WHERE texts MATCH ?", (f'"{w}"',)).fetchone()[0]
+              for w in query_words(" ".join(WIDE)) if len(w) >= 3}
+    conn.close()
+    assert min(counts["tabs"], counts["spaces"], counts["golang"]) > PROBE
+    mid = [counts[w] for w in ("amber", "lamp", "keeper", "okapi", "zebra")]
+    assert max(mid) < PROBE < sum(mid)
+    queries = ["tabs", "tabs spaces golang", "tabs lighthouse", "lighthouse preference", "golang zzzqq",
+               "amber lamp keeper okapi zebra", "amber lamp keeper okapi zebra tabs spaces", "okapi lighthouse",
+               "de", "de x", "xq", "qz", "q", "qz de", "q qz xq", " ".join(WIDE)]
+    skipping = [SYSTEM] + histories[-1] + histories[7][:9]
+    for query, current in [(q, None) for q in queries] + [(q, skipping) for q in queries[1:12:2]]:
+        w = query_words(query)
+        by_scan = [(h.session.id, h.unit.pos, h.score) for h in find_hits(tmp_path, w, current, use_index=False)]
+        for limit in (1, 10, 50):
+            by_index = [(h.session.id, h.unit.pos, h.score) for h in find_hits(tmp_path, w, current, limit=limit)]
+            assert by_index == by_scan[:limit], (query, limit, current is None)
+    for query in ("tabs lighthouse", "qz de"):
+        assert search_memory(tmp_path, query, current=skipping, limit=50) == \
+            search_memory(tmp_path, query, current=skipping, limit=50, use_index=False)
+
+
+def test_wide_index_with_stale_and_vanished_files_equals_a_full_scan(tmp_path):
+    """Files changed behind the index's back (one of the newest, one of the oldest, one made
+    newest of all) are read instead, a removed one is forgotten: same hits as the scan."""
+    from mm.sessions.search import build_index
+
+    wide_corpus(tmp_path)
+    build_index(tmp_path)
+    save(tmp_path, "w199", "2026-02-01T03:00:00Z", qa("tabs lighthouse okapi", "spaces de"), index=False)
+    save(tmp_path, "w003", "2026-01-01T00:00:00Z", qa("lighthouse préférence qz", "tabs"), index=False)
+    save(tmp_path, "w100", "2026-03-01T00:00:00Z", qa("golang amber", "lighthouse keeper"), index=False)
+    (tmp_path / "w150.json").unlink()
+    for query in ("tabs", "lighthouse", "tabs lighthouse okapi", "qz", "amber lamp keeper okapi zebra tabs spaces"):
+        w = query_words(query)
+        by_scan = [(h.session.id, h.unit.pos, h.score) for h in find_hits(tmp_path, w, use_index=False)]
+        for limit in (1, 10, 50):
+            by_index = [(h.session.id, h.unit.pos, h.score) for h in find_hits(tmp_path, w, limit=limit)]
+            assert by_index == by_scan[:limit], (query, limit)
+        assert "w150" not in {s for s, _pos, _score in by_scan}

@@ -9,7 +9,7 @@ from mm.sessions.load import SessionError, read_record
 from mm.sessions.units import Unit, normalize, units_of
 
 if TYPE_CHECKING:
-    from mm.sessions.search import Hit
+    from mm.sessions.hits import Hit
 
 HEADER = '🔎 {n} hit(s) for "{query}" in {dir}'
 HIT_LINE = "{id} · {date} · turn {turn} · {kind}"
