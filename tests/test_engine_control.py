@@ -101,3 +101,22 @@ def test_a_loading_server_is_waited_for(scripted_server, tmp_path):
     proc = run_mm(["-p", "hi", "--base-url", scripted_server.base_url, "--model", "m"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "ready now\n"
+
+
+async def test_cancel_while_the_answer_streams_keeps_what_was_shown(scripted_server, tmp_path):
+    """The question and the part of the answer the user saw stay in the history (mm-acp.md
+    §session/prompt: the full history is kept after a cancellation); nothing unseen is added."""
+    from mm.engine.events import TextChunk
+
+    scripted_server.add_reply("The first part, then a second part that never arrives.", delay=1.0)
+    conv = make_conversation(scripted_server.base_url, tmp_path)
+    ui = RecordingUI()
+    turn = asyncio.create_task(conv.run_turn("tell me", ui))
+    while not any(isinstance(e, TextChunk) for e in ui.events):
+        await asyncio.sleep(0.05)
+    conv.cancel()
+    done = await asyncio.wait_for(turn, 10)
+    assert done.stop_reason == "cancelled"
+    shown = ui.text()
+    assert shown and conv.history[-2:] == [{"role": "user", "content": "tell me"},
+                                           {"role": "assistant", "content": shown}]

@@ -53,7 +53,7 @@ def _answer(question: Question, value: Any) -> str:
     multi a list (or one string); what does not fit takes the default, else NO_ANSWER."""
     fallback = question.default if question.default is not None else NO_ANSWER
     if question.type == "confirm":
-        word = str(value).strip().lower() if isinstance(value, str) else None
+        word = str(value).strip().lower() if isinstance(value, (str, int)) and not isinstance(value, bool) else None
         if isinstance(value, bool) or word in YES or word in NO:
             return "yes" if value is True or word in YES else "no"
         return _confirmed_text(question.default) if question.default is not None else NO_ANSWER

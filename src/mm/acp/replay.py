@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from mm.acp.toolcalls import call_locations, stored_arguments, text_content, tool_kind, tool_title
+from mm.acp.toolcalls import call_locations, own_title, stored_arguments, text_content, tool_kind, tool_title
 from mm.sessions.units import text_of
 
 SUMMARY_PREFIX = "🗜️ "
@@ -48,7 +48,8 @@ def _replayed_call(call: Any, results: dict, unanswered: list[str], cwd: Path, r
     arguments = stored_arguments(function.get("arguments"))
     tool = registry.get(name) if registry is not None else None
     update: dict[str, Any] = {"sessionUpdate": "tool_call", "toolCallId": call_id,
-                              "title": tool_title(name, arguments), "kind": tool_kind(name, tool),
+                              "title": tool_title(name, arguments, own_title(tool, arguments)),
+                              "kind": tool_kind(name, tool),
                               "rawInput": arguments}
     locations = call_locations(name, arguments, cwd)
     if locations:

@@ -34,14 +34,13 @@ def run_acp(config: AgentConfig, agent_file: Any = None) -> int:
 
     wire = claim_stdout()
     route_sdk_logs(to_stderr=True)
-    log(STARTED.format(version=__version__, file=agent_file or "none, the defaults"))
     try:
-        return asyncio.run(_serve(config, wire))
+        return asyncio.run(_serve(config, wire, agent_file))
     except KeyboardInterrupt:
         return 0
 
 
-async def _serve(config: AgentConfig, wire: int) -> int:
+async def _serve(config: AgentConfig, wire: int, agent_file: Any) -> int:
     from acp.agent.connection import AgentSideConnection
 
     from mm.acp.model import ModelHandle
@@ -55,9 +54,10 @@ async def _serve(config: AgentConfig, wire: int) -> int:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop.set)
+    log(STARTED.format(version=__version__, file=agent_file or "none, the defaults"))  # a signal now stops cleanly
     model.start()
     watch = asyncio.ensure_future(_report_failure(model))
-    transport = StdioTransport(sys.stdin.buffer, wire, log, before_eof=agent.stop)
+    transport = StdioTransport(sys.stdin.fileno(), wire, log, before_eof=agent.stop)
     conn = AgentSideConnection(agent, transport, listening=False)
     serving = asyncio.ensure_future(conn.listen())
     stopping = asyncio.ensure_future(stop.wait())

@@ -40,14 +40,27 @@ def tool_title(name: str, arguments: Any, title: str | None = None) -> str:
     if title:
         return _one_line(title)
     args = arguments if isinstance(arguments, dict) else {}
-    if name == "ask_user" and isinstance(args.get("questions"), list):
-        return f"ask_user: {len(args['questions'])} question(s)"
+    if name == "ask_user" and (isinstance(args.get("questions"), (list, dict)) or "question" in args):
+        questions = args.get("questions")
+        return f"ask_user: {len(questions) if isinstance(questions, list) else 1} question(s)"
     key = TITLE_ARGUMENT.get(name)
     if key and isinstance(args.get(key), (str, int, float)):
         return _one_line(f"{name}: {args[key]}")
     if not args:
         return name
     return _one_line(f"{name}: {json.dumps(args, ensure_ascii=False)}")
+
+
+def own_title(tool: Any, arguments: Any) -> str | None:
+    """The title a tool gives a call itself (a declared tool's argv, ask_agent's agent and
+    prompt), when it has one and can give it without the turn's context; else None."""
+    title = getattr(tool, "title", None)
+    if not callable(title) or not isinstance(arguments, dict) or getattr(tool, "name", "") == "save_answer":
+        return None
+    try:
+        return title(arguments)
+    except Exception:  # a stored call of another shape: the generic title
+        return None
 
 
 def stored_arguments(raw: Any) -> Any:

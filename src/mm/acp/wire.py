@@ -15,9 +15,10 @@ import os
 import queue
 import sys
 import threading
-from typing import Any, BinaryIO
+from typing import Any
 
 PARSE_ERROR = {"code": -32700, "message": "Parse error"}
+READ_SIZE = 1 << 16  # bytes read from stdin at a time
 BAD_LOGGED = 3  # bad messages said one by one on stderr; then one line per thousand
 INVALID_REQUEST = {"code": -32600, "message": "Invalid Request"}
 
@@ -34,12 +35,14 @@ def claim_stdout() -> int:
 class StdioTransport:
     """The SDK's Transport protocol (acp._transport.Transport) over `reader` and descriptor `out`.
 
-    Lines are read by a thread (stdin may be a pipe, a file or a terminal); messages are written
-    whole, in the order `send` is called. At the end of input `before_eof()` (awaitable) runs
+    Lines are read from descriptor `reader` by a thread (stdin may be a pipe, a file or a
+    terminal), with os.read rather than a buffered file: a thread blocked in a buffered read holds
+    its lock, and the interpreter aborts at exit when it cannot take it (a SIGTERM while the
+    editor is idle). Messages are written whole, in the order `send` is called. At the end of input `before_eof()` (awaitable) runs
     before the end is reported, while answers can still be written.
     """
 
-    def __init__(self, reader: BinaryIO, out: int, log: Any = None, before_eof: Any = None):
+    def __init__(self, reader: int, out: int, log: Any = None, before_eof: Any = None):
         self._out, self._log, self._before_eof = out, log or (lambda line: None), before_eof
         self._bad_count = 0
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
@@ -48,11 +51,19 @@ class StdioTransport:
         threading.Thread(target=self._read, args=(reader, loop), daemon=True, name="acp-stdin").start()
         threading.Thread(target=self._write, daemon=True, name="acp-stdout").start()
 
-    def _read(self, reader: BinaryIO, loop: asyncio.AbstractEventLoop) -> None:
+    def _read(self, reader: int, loop: asyncio.AbstractEventLoop) -> None:
+        pending = b""
         try:
-            for line in iter(reader.readline, b""):
-                loop.call_soon_threadsafe(self._lines.put_nowait, line)
-        except (OSError, ValueError):
+            while True:
+                chunk = os.read(reader, READ_SIZE)
+                if not chunk:
+                    break
+                *lines, pending = (pending + chunk).split(b"\n")
+                for line in lines:
+                    loop.call_soon_threadsafe(self._lines.put_nowait, line + b"\n")
+            if pending:
+                loop.call_soon_threadsafe(self._lines.put_nowait, pending)
+        except (OSError, ValueError, RuntimeError):  # stdin closed, or the loop closed at exit
             pass
         finally:
             try:

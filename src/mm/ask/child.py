@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, AsyncIterator, Protocol
 
 from mm import __version__
-from mm.ask.wire import LINE_LIMIT, ChildTransport
+from mm.ask.wire import LINE_LIMIT, NOT_JSON_RPC, ChildTransport
 
 RELAYED_META = "mm.askedAgent"  # mm.acp.frontend marks the chunks its own asked agents wrote
 START_SECONDS = 60.0  # the least time the agent has to start and open a session
@@ -29,6 +29,7 @@ EXITED = "the agent exited (status {status}){why}"
 SILENT_PREFIX = "no sign of life"
 SILENT = SILENT_PREFIX + " for {seconds:.0f}s (watchdogTimeout)"
 NOT_READY = "it did not start and open a session within {seconds:.0f}s"
+NOT_ACP_ANSWER = "it is not an ACP agent: its answer does not fit the protocol ({faults})"
 KILLED = "the agent was killed by signal {signal}{why}"
 CANCELLED = "cancelled"
 NOT_STARTED = "cannot start {argv0}: {error}"
@@ -77,8 +78,10 @@ class ChildAgent:
             session = await self._within(self.conn.new_session(cwd=str(cwd), mcp_servers=[]), start, cancelled,
                                          NOT_READY)
         except _Stop as stop:
+            noise = self.transport.noise if self.transport is not None and not self.transport.messages else None
             await self.close()  # it could not even start: the next question starts it afresh
-            return Answer("", failed=stop.reason)
+            reason = NOT_JSON_RPC.format(line=noise) if noise and stop.reason != CANCELLED else stop.reason
+            return Answer("", failed=reason)
         except Exception as err:
             why = await self._why(err)
             await self.close()
@@ -186,6 +189,11 @@ class ChildAgent:
 
         if self.transport is not None and self.transport.broken:
             return self.transport.broken
+        from pydantic import ValidationError
+
+        if isinstance(err, ValidationError):  # the SDK read the agent's answer against the schema
+            faults = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()[:3])
+            return _one_line(NOT_ACP_ANSWER.format(faults=faults))
         if isinstance(err, RequestError):
             import json
 
@@ -193,15 +201,18 @@ class ChildAgent:
             detail = data.get("error") or data.get("details") or err.data
             if detail is not None and not isinstance(detail, str):
                 detail = json.dumps(detail, ensure_ascii=False)
-            return f"{err}: {detail}" if detail else str(err)
+            return _one_line(f"{err}: {detail}" if detail else str(err))
         if self.process is not None and self.process.returncode is not None:
             last = [line for line in self.stderr if not line.startswith(ROUTINE)]
-            why = f": {last[-1]}" if last else ""
+            noise = self.transport.noise if self.transport is not None and not self.transport.messages else None
+            why = f": {_one_line(last[-1])}" if last else ""
+            if noise:
+                why += " — " + NOT_JSON_RPC.format(line=noise)
             code = self.process.returncode
             if code < 0:
                 return KILLED.format(signal=_signal_name(-code), why=why)
             return EXITED.format(status=code, why=why)
-        return str(err) or type(err).__name__
+        return _one_line(str(err)) or type(err).__name__
 
     async def close(self) -> None:
         """Stop the child and its process group: its stdin closed (an ACP agent ends at the end of
@@ -300,6 +311,12 @@ class _Stop(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
+
+
+def _one_line(text: str, limit: int = 300) -> str:
+    """`text` on one line (white space runs made one space), cut at `limit` characters."""
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
 def _signal_name(number: int) -> str:

@@ -83,7 +83,7 @@ async def _ask(config: AgentConfig, tool: Any, agent: str, prompt: str) -> int:
     if cancelled.is_set():
         print("mm: interrupted", file=sys.stderr)
         return 130
-    if result.failed:
-        print(result.summary or result.text.splitlines()[-1], file=sys.stderr)
+    if result.failed:  # the text streamed already: the line that says why it stopped, or the error
+        print(result.summary or result.text, file=sys.stderr)
         return 1
     return 0

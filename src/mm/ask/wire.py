@@ -26,6 +26,8 @@ class ChildTransport:
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
         self.reader, self.writer = reader, writer
         self.broken: str | None = None
+        self.messages = 0  # JSON-RPC messages received
+        self.noise: str | None = None  # the first line that was not JSON-RPC
 
     async def receive(self) -> dict[str, Any] | None:
         """The next message, or None at the end of the agent's output or when it broke a limit."""
@@ -45,13 +47,15 @@ class ChildTransport:
             message = _message(line)
             if message is None:
                 bad += 1
+                self.noise = self.noise or line.decode("utf-8", "replace").strip()[:60]
                 if bad >= BAD_LINES:
-                    self.broken = NOT_JSON_RPC.format(line=line.decode("utf-8", "replace").strip()[:60])
+                    self.broken = NOT_JSON_RPC.format(line=self.noise)
                     return None
                 continue
             if message.get("method") == "initialize":
                 self.broken = ECHO
                 return None
+            self.messages += 1
             return message
 
     async def send(self, message: dict[str, Any]) -> None:

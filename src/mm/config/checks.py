@@ -91,13 +91,15 @@ def _asked_agents(config: AgentConfig, where: Where) -> str | None:
         at = f"{where(('mmConfigs', name))}: mmConfigs.{name}"
         if not name or not set(name) <= TOOL_NAME_CHARS or len(name) > 64:
             return f"{at}: the name {name!r} must be letters, digits, _ or - (64 at most)"
-        if entry.command is not None and not entry.command:
+        if entry.command is not None and (not entry.command or not entry.command[0].strip()):
             return f"{at}: command is empty — give the agent's program and its arguments"
         if bool(entry.config) == bool(entry.command):
             return (f"{at}: give either config (another mm's agent file) or command (an ACP agent's "
                     "command line), not {what}".format(what="both" if entry.config else "neither"))
         if entry.config and Path(entry.config).is_dir():
             return f"{at}: config: {entry.config} is a directory — name the agent file itself"
+        if entry.config and Path(entry.config).exists() and not Path(entry.config).is_file():
+            return f"{at}: config: {entry.config} is not a regular file — name the agent file itself"
         if entry.config and not Path(entry.config).is_file():
             return f"{at}: config: no such agent file {entry.config}"
     return None

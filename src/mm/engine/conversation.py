@@ -74,6 +74,7 @@ class Conversation:
         if not self.history:
             self.history.append({"role": "system", "content": self.system_prompt})
         self._cancel = asyncio.Event()
+        self._streamed = ""
 
     def cancel(self) -> None:
         """Cancel the turn in flight: the stream stops and running commands are killed."""
@@ -109,6 +110,8 @@ class Conversation:
             try:
                 message = await self._request(ui)
             except _Cancelled:
+                if self._streamed.strip():  # what the user saw stays in the history (mm-acp.md §session/prompt)
+                    self.history.append({"role": "assistant", "content": fix_surrogates(self._streamed)})
                 return TurnDone("cancelled", recap)
             except (LLMError, RunawayError) as err:
                 return TurnDone("error", recap, error=str(err))
@@ -170,6 +173,8 @@ class Conversation:
         shown: Any = None  # the TextCallFilter, made at the first text (start-up time)
         composing: set[int] = set()
 
+        self._streamed = ""  # the answer's text shown so far, kept when the request is cancelled
+
         def on_delta(delta: StreamDelta) -> None:
             nonlocal shown
             if delta.kind == "text":
@@ -179,6 +184,7 @@ class Conversation:
                     shown = TextCallFilter(self.registry.names)
                 visible = shown.feed(delta.text)
                 if visible:
+                    self._streamed += visible
                     ui.emit(TextChunk(visible))
             elif delta.kind == "thought":
                 ui.emit(ThoughtChunk(delta.text))

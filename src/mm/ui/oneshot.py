@@ -54,7 +54,7 @@ class OneShotUI:
             self._note(event.line)
         elif isinstance(event, TurnDone):
             self._end_text()
-            if event.error and event.error != self._last_shown:
+            if event.error and event.error not in self._last_shown:  # a stop already shown is not repeated
                 self._note(event.error if event.error.startswith("[") else f"mm: {event.error}")
             elif event.stop_reason == "end_turn" and not self._answered:
                 self._note(EMPTY_ANSWER)
