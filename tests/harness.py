@@ -26,12 +26,14 @@ class RecordingUI:
         self.events: list[Any] = []
         self.answers = list(answers or [])
         self.asked: list[tuple[str, dict]] = []
+        self.previews: list[str] = []
 
     def emit(self, event: Any) -> None:
         self.events.append(event)
 
     async def request_permission(self, name: str, arguments: dict, preview: str) -> str:
         self.asked.append((name, arguments))
+        self.previews.append(preview)
         return self.answers.pop(0) if self.answers else "reject_once"
 
     def done_calls(self) -> list[ToolCallDone]:

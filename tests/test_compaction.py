@@ -210,7 +210,7 @@ async def test_cancel_during_an_automatic_compaction_cancels_the_turn(scripted_s
     await asyncio.sleep(0.5)
     conv.cancel()
     done = await task
-    assert done.stop_reason == "cancelled" and len(conv.history) == before + 1
+    assert done.stop_reason == "cancelled" and len(conv.history) == before  # the unanswered question left
     assert not any(m.get("summary") for m in conv.history)
 
 

@@ -120,3 +120,41 @@ async def test_cancel_while_the_answer_streams_keeps_what_was_shown(scripted_ser
     shown = ui.text()
     assert shown and conv.history[-2:] == [{"role": "user", "content": "tell me"},
                                            {"role": "assistant", "content": shown}]
+
+
+async def test_a_turn_that_fails_before_any_answer_leaves_the_history_as_it_was(scripted_server, tmp_path):
+    """No question without an answer stays behind (mm-acp.md §session/prompt, History): the next
+    request never holds two user messages in a row."""
+    scripted_server.add_json({"error": {"message": "boom"}}, status=500)
+    scripted_server.add_reply("Fine now.")
+    conv = make_conversation(scripted_server.base_url, tmp_path)
+    before = list(conv.history)
+    assert (await conv.run_turn("first try", RecordingUI())).stop_reason == "error"
+    assert conv.history == before
+    assert (await conv.run_turn("second try", RecordingUI())).stop_reason == "end_turn"
+    assert [m["role"] for m in scripted_server.requests[1]["messages"]] == ["system", "user"]
+
+
+async def test_the_permission_preview_shows_what_a_file_call_will_do(scripted_server, tmp_path):
+    """The 🔐 text of a file tool is the file, then the whole planned diff (not the output's, cut
+    to maxOutput), or the refusal the call will meet; save_answer shows what it will write."""
+    (tmp_path / "big.txt").write_text("".join(f"{n}\n" for n in range(1, 3001)))
+    (tmp_path / "small.txt").write_text("one\n")
+    scripted_server.add_tool_calls(
+        [{"id": "w", "name": "write_file", "arguments": {"path": "big.txt",
+                                                         "content": "".join(f"{n}\n" for n in range(2, 6001, 2))}},
+         {"id": "e", "name": "edit_file", "arguments": {"path": "small.txt", "edits": [{"old": "two", "new": "2"}]}},
+         {"id": "s", "name": "save_answer", "arguments": {"path": "answer.md"}}],
+        content="The answer.")
+    scripted_server.add_reply("done")
+    conv = make_conversation(scripted_server.base_url, tmp_path, {"yolo": False, "saveAnswerTool": True,
+                                                                 "maxOutput": 2000})
+    ui = RecordingUI(["reject_once"] * 3)
+    await conv.run_turn("go", ui)
+    big, small, saved = ui.previews
+    rows = big.split("\n")
+    assert rows[0] == "big.txt" and len(rows) > 4000 and "truncated" not in big  # the whole change
+    assert small.split("\n")[0] == "small.txt" and "old text not found" in small
+    assert saved.split("\n") == ["answer.md", "@@ -0,0 +1 @@", "+1 │ The answer."]
+    started = {e.name: e for e in ui.events if isinstance(e, ToolCallStarted)}
+    assert started["write_file"].change is not None and started["edit_file"].change is None

@@ -315,3 +315,17 @@ def test_wide_index_with_stale_and_vanished_files_equals_a_full_scan(tmp_path):
             by_index = [(h.session.id, h.unit.pos, h.score) for h in find_hits(tmp_path, w, limit=limit)]
             assert by_index == by_scan[:limit], (query, limit)
         assert "w150" not in {s for s, _pos, _score in by_scan}
+
+
+def test_the_notes_mm_appends_to_a_question_are_not_searched(tmp_path):
+    """A `$skill` prompt carries mm's note on a line of its own: the note is mm's, not the
+    user's (mm-tools.md §search_memory, Not searched: mm's own notes `[mm: …`)."""
+    from mm.skills import SKILL_NOTE
+
+    asked = "$greetings the team\n" + SKILL_NOTE.format(name="greetings")
+    for index in (True, False):
+        d = tmp_path / str(index)
+        d.mkdir()
+        save(d, "20260901-090000-aaaaaaaa", "2026-09-01T09:00:00+00:00", qa(asked, "Hello, team!"), index=index)
+        assert hits(d, "follow read_skill", use_index=index) == []
+        assert hits(d, "greetings team", use_index=index) == [("20260901-090000-aaaaaaaa", 1, "question")]

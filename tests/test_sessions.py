@@ -89,7 +89,39 @@ def test_write_is_atomic_and_leaves_no_temp_file(tmp_path):
     s = SessionFile(tmp_path)
     for n in range(5):
         s.save([{"role": "user", "content": str(n)}], [], {})
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".index")) == [
+        f".{s.id}.lock", s.path.name]  # the file, and the lock this process holds on it
+    s.release()
     assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".index")) == [s.path.name]
+
+
+def test_a_conversation_is_held_by_one_process_at_a_time(tmp_path):
+    """Two mm going on with the same conversation would overwrite each other's turns: the second
+    claim is refused until the first lets go (or its process ends)."""
+    import subprocess
+    import sys
+
+    from mm.sessions.store import BUSY, SessionBusy
+
+    first = SessionFile(tmp_path)
+    first.save([{"role": "user", "content": "mine"}], [], {})
+    second = SessionFile(tmp_path)
+    with pytest.raises(SessionBusy) as busy:
+        second.claim(first.id)
+    assert str(busy.value) == BUSY.format(id=first.id)
+    holder = ("import sys, time; from pathlib import Path; from mm.sessions.store import SessionFile; "
+              "s = SessionFile(Path(sys.argv[1])); s.claim(sys.argv[2]); print('held', flush=True); time.sleep(60)")
+    first.release()
+    proc = subprocess.Popen([sys.executable, "-c", holder, str(tmp_path), first.id], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout.readline() == "held\n"
+        with pytest.raises(SessionBusy):
+            second.claim(first.id)
+    finally:
+        proc.kill()
+        proc.wait()
+    second.claim(first.id)  # a killed holder's lock is gone with it
+    assert second.id == first.id
 
 
 async def test_conversation_is_saved_after_each_turn(tmp_path, scripted_server):
@@ -110,3 +142,35 @@ def test_kills_never_leave_an_unreadable_session(tmp_path):
     report = bench.run_trials(30, tmp_path, seed=3, max_delay=0.2)
     assert report["unreadable"] == [] and report["temp_files_listed"] == []
     assert report["sessions"] >= 1 and report["search_ok"]
+
+
+def test_the_latest_conversation_passes_over_a_file_left_empty_by_new(tmp_path):
+    """`mm --resume` after `/new`: the conversation kept under a new id, not the empty live file."""
+    kept = session_record(id="20260916-101530-aaaaaaaa", created="2026-09-16T10:15:30+00:00",
+                          updated="2026-09-16T10:20:00+00:00",
+                          messages=[{"role": "system", "content": "S"}, {"role": "user", "content": "kept"}])
+    empty = session_record(id="20260916-101530-bbbbbbbb", created="2026-09-16T10:15:30+00:00",
+                           updated="2026-09-16T10:20:01+00:00", messages=[{"role": "system", "content": "S"}])
+    for record in (kept, empty):
+        write_session(tmp_path / f"{record['id']}.json", record, index=False)
+    assert [s.id for s in list_sessions(tmp_path)] == [empty["id"], kept["id"]]
+    assert latest_session(tmp_path).id == kept["id"]
+
+
+def test_a_hand_edited_file_loads_in_shapes_every_server_takes(tmp_path):
+    record = session_record(id="20260916-101530-cccccccc", created="2026-09-16T10:15:30+00:00",
+                            updated="2026-09-16T10:20:00+00:00", messages=[
+                                {"role": "system", "content": "S"},
+                                {"role": "user", "content": {"x": 1}, "pinned": True},
+                                {"role": "assistant", "content": "", "tool_calls": "zzz"},
+                                {"role": "assistant", "content": "", "tool_calls": [
+                                    "junk", {"id": 7, "function": {"name": "bash", "arguments": {"command": "ls"}}}]},
+                                {"role": "tool", "tool_call_id": "7", "content": "a.txt"}])
+    path = tmp_path / f"{record['id']}.json"
+    write_session(path, record, index=False)
+    _meta, messages = load_session(path)
+    assert messages[1] == {"role": "user", "content": '{"x": 1}', "pinned": True}  # pinned kept (docs/engine.md)
+    assert messages[2] == {"role": "assistant", "content": ""}
+    assert messages[3]["tool_calls"] == [{"id": "7", "type": "function",
+                                          "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]
+    assert messages[4] == {"role": "tool", "tool_call_id": "7", "content": "a.txt"}

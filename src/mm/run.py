@@ -54,6 +54,8 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
                 session.save(c.history, c.errors, asdict(c.totals))
             except (OSError, ValueError) as err:  # the turn's work stands; say why the file is missing
                 reason = getattr(err, "strerror", None) or err
+                if session.directory.exists() and not session.directory.is_dir():
+                    reason = f"{session.directory} is not a directory"
                 print(fix_surrogates(SESSION_NOT_SAVED.format(path=session.path, error=reason)), file=sys.stderr)
 
         def keep_previous(c: Conversation, previous: list[dict]) -> str | None:
@@ -76,13 +78,17 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
     return conv
 
 
-def resume_session(conv: Conversation, path: Path, loaded: tuple | None = None) -> int:
-    """Load the session file at `path` into `conv`, whose session file becomes that one; returns
-    the number of messages loaded. `loaded`: what mm.sessions.load.load_session(path) returned,
-    when the caller read it already. Raises mm.sessions.load.SessionError when it cannot be read."""
+def resume_session(conv: Conversation, path: Path, loaded: tuple | None = None,
+                   session_id: str | None = None) -> int:
+    """Load the session file at `path` into `conv`, whose session file becomes that one (held by
+    this process, under `session_id` or the file's own id); returns the number of messages
+    loaded. `loaded`: what mm.sessions.load.load_session(path) returned, when the caller read it
+    already. Raises mm.sessions.load.SessionError when it cannot be read, SessionBusy (one of
+    them) when another mm holds it; `conv` is unchanged then."""
     from mm.sessions.load import load_session, timestamp
 
     meta, messages = loaded if loaded is not None else load_session(path)
+    conv.session.claim(session_id or meta.id)
     if messages and messages[0].get("role") == "system":
         messages = messages[1:]
     conv.history[1:] = messages
@@ -90,7 +96,7 @@ def resume_session(conv: Conversation, path: Path, loaded: tuple | None = None) 
     conv.totals = usage_of(meta.usage)
     conv.meter.forget()
     conv.loops.reset()
-    conv.session.id, conv.session.created = meta.id, timestamp(meta.created, path)
+    conv.session.created = timestamp(meta.created, path)
     return len(messages)
 
 
@@ -162,7 +168,7 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
             done = await conv.run_turn(resolve_skill_notation(prompt, catalogue_of(conv.registry)), ui)
         finally:
             probe.cancel()
-            await conv.registry.close()  # the agents ask_agent started
+            await conv.close()  # the agents ask_agent started, the session file let go
     finally:
         endpoint.close()
     if ui.closed_output:  # `mm -p … | head`: the reader left, as SIGPIPE would end a pipeline member

@@ -97,7 +97,8 @@ class EditorAgent:
         if previous is not None:  # its turn in flight stops and saves its history before the file is read
             previous.cancel()
             async with self.turns:
-                pass
+                if previous.conv.session is not None:
+                    previous.conv.session.release()
         if not path.is_file():
             raise RequestError.invalid_params({"sessionId": session_id,
                                                "error": NO_SESSION_FILE.format(id=session_id, dir=directory)})
@@ -106,8 +107,11 @@ class EditorAgent:
         except SessionError as err:
             raise RequestError.invalid_params({"sessionId": session_id, "error": str(err)}) from None
         session = self._register(session_id, where)
-        resume_session(session.conv, path, (meta, messages))
-        session.conv.session.id = session_id
+        try:
+            resume_session(session.conv, path, (meta, messages), session_id)
+        except SessionError as err:  # another mm holds it
+            del self.sessions[session_id]
+            raise RequestError.invalid_params({"sessionId": session_id, "error": str(err)}) from None
         updates = list(replay_updates(messages, meta.unanswered, where, session.conv.registry))
         self.ids.skip_past([u["toolCallId"] for u in updates if "toolCallId" in u])
         for update in updates:
@@ -166,7 +170,7 @@ class EditorAgent:
         except asyncio.TimeoutError:
             pass
         for session in list(self.sessions.values()):
-            await session.conv.registry.close()  # the agents ask_agent started
+            await session.conv.close()  # the agents ask_agent started, the session file let go
 
     async def _idle(self, pending: list[asyncio.Task]) -> None:
         if pending:
@@ -185,7 +189,7 @@ class EditorAgent:
         previous = self.sessions.get(session_id)
         if previous is not None:  # loaded again: the old conversation stops, its agents with it
             previous.cancel()
-            self._later(previous.conv.registry.close())
+            self._later(previous.conv.close())
         session = self.sessions[session_id] = Session(session_id, cwd, conv, self)
         return session
 

@@ -83,13 +83,8 @@ class Session:
         text = resolve_skill_notation(text, self.catalogue)
         if ui.cancelled.is_set():
             return self._response("cancelled")
-        size = len(self.conv.history)
-        done = await self.conv.run_turn(text, ui)
+        done = await self.conv.run_turn(text, ui)  # (a question with no answer at all is removed there)
         await ui.outbox.flush()
-        if len(self.conv.history) == size + 1 and self.conv.history[-1].get("role") == "user":
-            self.conv.history.pop()  # a question with no answer at all is removed (mm-acp.md §session/prompt)
-            if self.conv.on_turn_end is not None:
-                self.conv.on_turn_end(self.conv)
         r = done.recap
         self.server.log(TURN_LOG.format(commands=r.commands, file_ops=r.file_ops, skills=r.skills))
         await self._usage_update(ui)

@@ -86,16 +86,20 @@ class Conversation:
         pinned: the prompt holds standing instructions, never summarised by compaction
         (docs/engine.md §Context). Returns the TurnDone event (also emitted to `ui`). Never raises
         for model or tool failures: they end the turn with stop_reason "error" and the one-line
-        `error` text.
+        `error` text. A turn that ends before any answer (cancelled, failed) leaves the history as
+        it found it.
         """
         self._cancel = asyncio.Event()
         message = {"role": "user", "content": fix_surrogates(prompt)}
-        self.history.append(dict(message, pinned=True) if pinned else message)
+        asked = dict(message, pinned=True) if pinned else message
+        self.history.append(asked)
         recap = Recap()
         try:
             done = await self._loop(ui, recap)
         except asyncio.CancelledError:
             done = TurnDone("cancelled", recap)
+        if self.history and self.history[-1] is asked:  # no answer at all: the question is removed
+            self.history.pop()  # (mm-acp.md §session/prompt, History), so no two questions follow each other
         if done.error and done.stop_reason == "error":
             self.errors.append({"where": "generation", "message": done.error})
         if self.on_turn_end is not None:
@@ -244,6 +248,13 @@ class Conversation:
         if self.on_new is not None:  # sessions: keep the old conversation under a new id, rewrite this one
             self.kept_as = self.on_new(self, previous)
         return NEW_SESSION.format(n=forgotten)
+
+    async def close(self) -> None:
+        """The conversation ends (mm leaves, or a session is replaced): the agents its tools
+        started are stopped and its session file is let go for another mm to go on with."""
+        await self.registry.close()
+        if self.session is not None:
+            self.session.release()
 
     def tools_text(self) -> str:
         """The tool schemas as sent with every request (JSON), for the token estimate."""

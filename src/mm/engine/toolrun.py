@@ -97,8 +97,9 @@ async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext,
     if asks and tool.name not in permissions.always_reject:
         planned = await _planned_change(tool, arguments, ctx)
         if planned is not None:
-            preview = _diff_preview(planned, arguments)
-    ui.emit(ToolCallStarted(call_id, tool.name, arguments, title, planned.change if planned else None))
+            preview = _plan_preview(planned, arguments)
+    change = planned.change if planned is not None and not planned.failed else None
+    ui.emit(ToolCallStarted(call_id, tool.name, arguments, title, change))
     if asks:
         allowed = False
         if tool.name not in permissions.always_reject:
@@ -118,23 +119,30 @@ async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext,
 
 
 async def _planned_change(tool: Any, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult | None:
-    """The tool's `plan(args, ctx)` (write_file, edit_file): what the call would change, written
-    nowhere; None when the tool has no plan or the call would change nothing."""
+    """The tool's `plan(args, ctx)` (write_file, edit_file, save_answer): what the call would do,
+    written nowhere — its change, or the refusal it will meet; None when the tool has no plan."""
     plan = getattr(tool, "plan", None)
     if not callable(plan):
         return None
     try:
-        result = await plan(arguments, ctx)
+        return await plan(arguments, ctx)
     except Exception:  # a preview must never stop the call: the prompt shows the arguments instead
         return None
-    return result if result.change is not None and not result.failed else None
 
 
-def _diff_preview(planned: ToolResult, arguments: dict[str, Any]) -> str:
-    """The permission prompt's text for a file change: the file as the call names it, then the
-    diff's rows."""
-    rows = planned.text.split("\n")[1:]
-    return "\n".join([str(arguments.get("path") or planned.change.path)] + rows)
+def _plan_preview(planned: ToolResult, arguments: dict[str, Any]) -> str:
+    """The permission prompt's text for a file tool: the file as the call names it, then the whole
+    diff's rows (not the output's, which maxOutput cuts), or what the call will meet instead (a
+    refusal, an unchanged file)."""
+    from mm.tools.diff import diff_texts
+
+    change = planned.change
+    head = str(arguments.get("path") or (change.path if change is not None else ""))
+    if change is None or planned.failed:
+        return "\n".join([head, planned.text])
+    old, new = (change.old_text or "").replace("\r\n", "\n"), change.new_text.replace("\r\n", "\n")
+    rows = diff_texts(old, new).rows
+    return "\n".join([head] + (rows or [planned.text.split("\n", 1)[0]]))
 
 
 def _needs_permission(tool: Any, arguments: dict[str, Any], ctx: ToolContext) -> bool:

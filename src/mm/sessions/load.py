@@ -18,7 +18,7 @@ from mm.sessions.units import NOTE_PREFIXES, one_line, question_text, text_of
 
 UNRECORDED_RESULT = "[error: no result was recorded for this call]"
 NOT_A_SESSION = "{path}: not a session file ({why})"
-MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name", "summary")
+MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name", "summary", "pinned")
 ROLES = ("system", "user", "assistant", "tool")
 
 
@@ -49,12 +49,14 @@ class SessionMeta:
 
 @dataclass
 class SessionInfo:
-    """One line of a listing: id, `updated` (ISO 8601), its first question, its path."""
+    """One line of a listing: id, `updated` (ISO 8601), its first question, its path, and how
+    many messages it holds besides the system prompt."""
 
     id: str
     updated: str
     first_question: str
     path: Path
+    messages: int = 0  # messages besides the system prompt
 
 
 def timestamp(text: str, path: Path | None = None) -> float:
@@ -102,13 +104,39 @@ def load_session(path: Path) -> tuple[SessionMeta, list[dict]]:
 
 
 def clean_messages(raw: Any) -> list[dict]:
-    """The messages of a record with only the keys mm knows (MESSAGE_KEYS); non-objects and
-    unknown roles are dropped."""
+    """The messages of a record with only the keys mm knows (MESSAGE_KEYS), in well-formed shapes
+    (_well_formed); non-objects and unknown roles are dropped."""
     out = []
     for msg in _list(raw):
         if isinstance(msg, dict) and msg.get("role") in ROLES:
-            out.append({k: msg[k] for k in MESSAGE_KEYS if k in msg})
+            out.append(_well_formed({k: msg[k] for k in MESSAGE_KEYS if k in msg}))
     return out
+
+
+def _well_formed(msg: dict) -> dict:
+    """`msg` in shapes every server takes: a content that is neither text nor a list of parts
+    becomes its JSON text; tool calls that are not objects with a function name are dropped,
+    their arguments made JSON text (a file edited by hand, or by another program)."""
+    import json
+
+    content = msg.get("content")
+    if content is not None and not isinstance(content, (str, list)):
+        msg["content"] = json.dumps(content, ensure_ascii=False)
+    if "tool_calls" in msg:
+        calls = []
+        for call in _list(msg["tool_calls"]):
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and isinstance(function.get("name"), str):
+                arguments = function.get("arguments", "{}")
+                if not isinstance(arguments, str):
+                    arguments = json.dumps(arguments, ensure_ascii=False)
+                calls.append({**call, "id": str(call.get("id") or ""), "type": "function",
+                              "function": {"name": function["name"], "arguments": arguments}})
+        if calls:
+            msg["tool_calls"] = calls
+        else:
+            del msg["tool_calls"]
+    return msg
 
 
 def repair(messages: list[dict]) -> tuple[list[dict], list[str]]:
@@ -171,17 +199,20 @@ def list_sessions(directory: Path) -> list[SessionInfo]:
             written = path.stat().st_mtime_ns
         except (SessionError, OSError):
             continue
+        messages = _list(data.get("messages"))
+        said = sum(1 for m in messages if isinstance(m, dict) and m.get("role") != "system")
         info = SessionInfo(_str(data.get("id")) or path.stem, _str(data.get("updated")),
-                           first_question(_list(data.get("messages"))), path)
+                           first_question(messages), path, said)
         found.append((timestamp(info.updated, path), written, info.id, info))
     found.sort(key=lambda t: t[:3], reverse=True)
     return [t[3] for t in found]
 
 
 def latest_session(directory: Path) -> SessionInfo | None:
-    """The most recently updated session of `directory`, or None."""
+    """The most recently updated session of `directory` that holds a conversation (a file left
+    empty by `/new` is passed over), else the most recent one; None when there is none."""
     sessions = list_sessions(directory)
-    return sessions[0] if sessions else None
+    return next((s for s in sessions if s.messages), sessions[0] if sessions else None)
 
 
 def _str(value: Any) -> str:

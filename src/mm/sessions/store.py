@@ -8,6 +8,7 @@ fall back to reading the files.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import time
 from dataclasses import dataclass, field
@@ -15,9 +16,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from mm.sessions.load import SessionError
 from mm.tools.fs import write_text_atomic
 
 FORMAT_VERSION = 1
+BUSY = "the conversation {id} is open in another mm process: go on with it there, or pick another one (/sessions)"
+
+
+class SessionBusy(SessionError):
+    """Another process holds the conversation (SessionFile.claim); `str(err)` says so."""
 
 
 def new_session_id(now: float | None = None) -> str:
@@ -29,6 +36,34 @@ def new_session_id(now: float | None = None) -> str:
 def iso(t: float) -> str:
     """`t` (epoch seconds) as ISO 8601 local time with its offset, `2026-09-16T10:15:30+02:00`."""
     return datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
+
+
+def _lock(path: Path, session_id: str) -> int | None:
+    """The descriptor of `path` flocked by this process, None when no lock can be made there.
+    A lock file removed by its holder between our open and our flock is opened again, so two
+    processes never hold "the" lock on two different files. Raises SessionBusy."""
+    import fcntl
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    for _ in range(5):
+        try:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError:
+            return None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            if os.fstat(fd).st_ino == os.stat(path).st_ino:
+                return fd
+        except BlockingIOError:
+            os.close(fd)
+            raise SessionBusy(BUSY.format(id=session_id)) from None
+        except OSError:
+            pass
+        os.close(fd)
+    return None
 
 
 def session_record(*, id: str, messages: list[dict], created: str, updated: str, cwd: str = "",
@@ -63,14 +98,44 @@ class SessionFile:
     id: str = field(default_factory=new_session_id)
     created: float = field(default_factory=time.time)
     meta: dict[str, Any] = field(default_factory=dict)
+    _lock: int | None = field(default=None, repr=False)  # the descriptor holding `.<id>.lock`
 
     @property
     def path(self) -> Path:
         """`<directory>/<id>.json`."""
         return self.directory / f"{self.id}.json"
 
+    def claim(self, session_id: str) -> None:
+        """Make `session_id` this file's conversation, held by this process: another mm cannot
+        go on with it at the same time (its turns would overwrite these). The lock is an flock
+        on `<directory>/.<id>.lock`, removed by `release()` (at exit too) and dropped by the
+        system however the process ends. Raises SessionBusy when another process holds it; a
+        lock that cannot be made (a read-only folder) is not an error: the save says what fails."""
+        if self._lock is not None and session_id == self.id:
+            return
+        lock = _lock(self.directory / f".{session_id}.lock", session_id)
+        self.release()
+        self.id, self._lock = session_id, lock
+        if lock is not None:
+            import atexit
+
+            atexit.register(self.release)
+
+    def release(self) -> None:
+        """Let another process go on with this conversation (its lock file removed)."""
+        if self._lock is not None:
+            try:
+                os.unlink(self.directory / f".{self.id}.lock")
+            except OSError:
+                pass
+            os.close(self._lock)
+            self._lock = None
+
     def save(self, messages: list[dict], errors: list[dict], usage: dict[str, int]) -> None:
-        """Rewrite the file with the whole conversation (atomically); raises OSError."""
+        """Rewrite the file with the whole conversation (atomically); raises OSError, and
+        SessionBusy when another process holds this id (see claim)."""
+        if self._lock is None:
+            self.claim(self.id)
         meta = dict(self.meta)
         record = session_record(id=self.id, messages=messages, created=iso(self.created),
                                 updated=iso(time.time()), cwd=str(meta.pop("cwd", "")),

@@ -78,9 +78,14 @@ def text_of(message: dict) -> str:
 
 
 def question_text(text: str) -> str:
-    """A user question without the context a hook appended after `[context added by a hook]`."""
+    """A user question without the context a hook appended after `[context added by a hook]`, and
+    without the notes mm appended on lines of their own (`[mm: "$name" names the skill …]`)."""
     cut = text.find(HOOK_CONTEXT)
-    return text[:cut] if cut >= 0 else text
+    text = text[:cut] if cut >= 0 else text
+    lines = text.split("\n")
+    while len(lines) > 1 and lines[-1].startswith(NOTE_PREFIXES[0]):  # mm's notes after it (a skill's $name)
+        lines.pop()
+    return "\n".join(lines)
 
 
 def summary_notes(text: str) -> str:

@@ -46,20 +46,24 @@ class SaveAnswer:
         which = _answer(ctx)[0] if ctx is not None else THIS
         return f"{self.name}: {args.get('path', '')} ({which})"
 
+    async def plan(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """What the call would write (the permission prompt's diff), or the refusal it will meet."""
+        prepared = self._prepare(args, ctx)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        target, content, which = prepared
+        return ToolResult(f"{args.get('path')}: {which}", change=FileChange(target, None, content),
+                          locations=[target])
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Write the answer with a trailing newline to a new file; never overwrite one."""
         from mm.tools.fs import write_text_atomic
 
+        prepared = self._prepare(args, ctx)
+        if isinstance(prepared, ToolResult):
+            return prepared
+        target, content, which = prepared
         path = str(args.get("path") or "").strip()
-        if not path:
-            return ToolResult(NO_PATH, failed=True)
-        which, text = _answer(ctx)
-        if not text.strip():
-            return ToolResult(NO_ANSWER, failed=True)
-        target = Path(os.path.abspath(ctx.resolve(path)))
-        if target.exists() or target.is_symlink():
-            return ToolResult(EXISTS.format(path=path), failed=True, locations=[target])
-        content = text if text.endswith("\n") else text + "\n"
         try:
             write_text_atomic(target, content)
         except (OSError, ValueError) as err:
@@ -69,3 +73,17 @@ class SaveAnswer:
         size = len(content.encode("utf-8"))
         return ToolResult(SAVED.format(which=which, path=path, size=size, first=first),
                           change=FileChange(target, None, content), locations=[target])
+
+    @staticmethod
+    def _prepare(args: dict[str, Any], ctx: ToolContext) -> tuple[Path, str, str] | ToolResult:
+        """(the file, the text to write, which answer), or the refusal."""
+        path = str(args.get("path") or "").strip()
+        if not path:
+            return ToolResult(NO_PATH, failed=True)
+        which, text = _answer(ctx)
+        if not text.strip():
+            return ToolResult(NO_ANSWER, failed=True)
+        target = Path(os.path.abspath(ctx.resolve(path)))
+        if target.exists() or target.is_symlink():
+            return ToolResult(EXISTS.format(path=path), failed=True, locations=[target])
+        return target, (text if text.endswith("\n") else text + "\n"), which
