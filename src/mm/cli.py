@@ -12,7 +12,9 @@ from mm import __version__
 
 USAGE = ("mm [-p PROMPT | -acp | --ask AGENT PROMPT] [--resume [ID]] [-c FILE] [--model NAME] [--base-url URL] "
          "[--provider NAME] [--version]")
-EXIT_OK, EXIT_USAGE = 0, 2  # the turn's own statuses (1, 130, 141) are mm.run's
+EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130  # the turn's own statuses (1, 130, 141) are mm.run's
+INTERRUPTED = "mm: interrupted"  # Ctrl-C while line mode starts (finding the model server)
+RESUME_WITH_PROMPT = "mm: --resume is for line mode: -p runs one turn in a new conversation"
 
 
 def _parser():
@@ -46,6 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     if args.version:
         print(f"mm v{__version__}")
         return EXIT_OK
+    if args.prompt is not None and args.resume is not None and args.ask is None and not args.acp:
+        print(RESUME_WITH_PROMPT, file=sys.stderr)
+        return EXIT_USAGE
     from pathlib import Path
 
     from mm.config.load import ConfigError, load_config
@@ -79,7 +84,11 @@ def main(argv: list[str] | None = None) -> int:
         from mm.ui.line.app import run_line_mode
 
         history = Path.home() / ".local" / "state" / "mm" / "history"
-        return asyncio.run(run_line_mode(loaded.config, Path.cwd(), history_file=history, resume=args.resume))
+        try:
+            return asyncio.run(run_line_mode(loaded.config, Path.cwd(), history_file=history, resume=args.resume))
+        except KeyboardInterrupt:  # a turn's Ctrl-C cancels the turn: this one came outside any turn
+            print(INTERRUPTED, file=sys.stderr)
+            return EXIT_INTERRUPTED
     if not args.prompt.strip():
         print("mm: the prompt is empty: mm -p \"what to do\"", file=sys.stderr)
         return EXIT_USAGE

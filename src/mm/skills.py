@@ -101,16 +101,20 @@ def find_skill(catalogue: Iterable[Skill], name: str) -> Skill | None:
     return next((s for s in catalogue if s.name == name), None)
 
 
-def shadowed_skills(catalogue: Iterable[Skill]) -> list[Skill]:
-    """The skills named like one of mm's own commands (COMMAND_NAMES): never offered as a
-    command, since the command wins (mm-acp.md §Skills as commands). The caller says so with
-    one SHADOWED line each."""
-    return [s for s in catalogue if s.name in COMMAND_NAMES]
+def shadowed_skills(catalogue: Iterable[Skill], commands: Iterable[str] = COMMAND_NAMES) -> list[Skill]:
+    """The skills named like one of the front end's own commands (`commands`, names without the
+    slash; default COMMAND_NAMES, the commands of every front end): never offered as a command,
+    since the command wins (mm-acp.md §Skills as commands). Line mode passes its own longer list
+    (mm.ui.line.commands.shadowing_names). The caller says so with one SHADOWED line each."""
+    names = set(commands)
+    return [s for s in catalogue if s.name in names]
 
 
-def advertised_skills(catalogue: Iterable[Skill]) -> list[Skill]:
-    """The skills a front end offers as commands: all but the shadowed ones, in order."""
-    return [s for s in catalogue if s.name not in COMMAND_NAMES]
+def advertised_skills(catalogue: Iterable[Skill], commands: Iterable[str] = COMMAND_NAMES) -> list[Skill]:
+    """The skills a front end offers as commands: all but the shadowed ones (see
+    shadowed_skills for `commands`), in order."""
+    names = set(commands)
+    return [s for s in catalogue if s.name not in names]
 
 
 def shadowed_line(skill: Skill) -> str:
@@ -118,12 +122,13 @@ def shadowed_line(skill: Skill) -> str:
     return SHADOWED.format(name=skill.name, path=skill.path)
 
 
-def rewrite_skill_command(text: str, catalogue: Iterable[Skill]) -> str:
+def rewrite_skill_command(text: str, catalogue: Iterable[Skill], commands: Iterable[str] = COMMAND_NAMES) -> str:
     """`/<skill> input` (the prompt, trimmed, starting with an advertised skill's command) as the
     `$<skill> input` notation; any other text unchanged (an unknown `/name` is left as typed,
-    and `/new`, `/compact` are the caller's to intercept first). mm-acp.md §Skills as commands."""
+    and the front end's own commands, `commands` as for shadowed_skills, are the caller's to
+    intercept first: a skill of that name is never rewritten). mm-acp.md §Skills as commands."""
     match = re.fullmatch(r"/(\S+)(.*)", text.strip(), re.DOTALL)
-    if match is None or find_skill(advertised_skills(catalogue), match.group(1)) is None:
+    if match is None or find_skill(advertised_skills(catalogue, commands), match.group(1)) is None:
         return text
     return f"${match.group(1)}{match.group(2)}"
 

@@ -1,32 +1,34 @@
 """Line mode (`mm`): a prompt_toolkit REPL around one conversation, rendered with rich.
 
-Enter sends, Esc then Enter (or Alt-Enter) adds a line; Esc or Ctrl-C during a turn cancels it
-(its running command ends with `[error: cancelled]`), at the prompt Ctrl-C clears the line;
-`/quit` or Ctrl-D leaves. With `yolo: false`, bash, write_file and edit_file ask first (`🔐`,
-mm.ui.line.permission); Esc there rejects and stops the turn, Esc at an ask_user question declines
-the form.
+Enter sends, Esc then Enter (or Alt-Enter) adds a line; Esc or Ctrl-C during a turn, or during a
+slash command that waits (/compact, /memory), cancels it (its running command ends with
+`[error: cancelled]`), at the prompt Ctrl-C clears the line; `/quit` or Ctrl-D leaves; SIGTERM
+or SIGHUP cancel what runs and leave (mm.ui.line.interrupts). With `yolo: false`, bash,
+write_file and edit_file ask first (`🔐`, mm.ui.line.permission); Esc there rejects and stops the
+turn, Esc at an ask_user question declines the form. The slash commands are
+mm.ui.line.commands'; they win over a skill of the same name (docs/line-mode.md).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import signal
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from mm import __version__
 from mm.config.schema import AgentConfig
 from mm.engine.events import Event, PermissionAnswer
+from mm.ui.line.commands import (HELP, NO_MEMORY, NO_SESSIONS, QUITS, STATUS, UNKNOWN_COMMAND, WORKING, command_of,
+                                 question_command, run_waiting, shadowing_names)
+from mm.ui.line.interrupts import Interrupts, Leave
 from mm.ui.line.keys import ask_line, newline_keys
 from mm.ui.line.view import LineView
 
 PROMPT = "› "
 BANNER = "mm v{version} · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
-HELP = ("/new · /compact · /usage · /memory <words> · /sessions · /ask <agent> <prompt> · /quit · "
-        "Esc Enter for a new line · Esc or Ctrl-C cancels the turn")
-UNKNOWN_COMMAND = "unknown command {command} — {help}"
-NO_SESSIONS = "sessions are off: set `sessions: {enabled: true}` in the agent file to keep conversations"
+CONNECTING = "connecting to the model server…"
+LEFT_ON = "mm: {signal} received: leaving"  # after SIGTERM (after SIGHUP nobody can read it)
 NOTHING_TO_RESUME = "no saved conversation in {dir}"
 NO_SUCH_SESSION = "no saved conversation {id} in {dir} — /sessions lists them"
 RESUMED = "resumed {id}: {n} message(s)"
@@ -35,11 +37,19 @@ SESSIONS_SHOWN = 20
 
 
 class LineUI:
-    """The Interaction of line mode: events to the view, permission questions and ask_user at the prompt."""
+    """The Interaction of line mode: events to the view, permission questions and ask_user at the prompt.
 
-    def __init__(self, view: LineView, session: Any, stop_turn: Any = None):
+    `stop_turn()` is called with /abort or /quit typed at a question; `command(line)` answers a
+    line-mode command typed at an ask_user question (mm.ui.line.commands.question_command);
+    `interrupts.stopped`, once set, gives up a question waiting at the prompt (the turn was
+    cancelled by a signal)."""
+
+    def __init__(self, view: LineView, session: Any, stop_turn: Any = None, command: Any = None,
+                 interrupts: Interrupts | None = None):
         self.view, self.session = view, session
-        self.stop_turn = stop_turn  # called with /abort or /quit typed at a question
+        self.stop_turn = stop_turn
+        self.command = command
+        self.interrupts = interrupts
         self.quit_after_turn = False
 
     async def ask_user(self, questions: list) -> list[str] | str:
@@ -48,15 +58,14 @@ class LineUI:
 
         self.view.close()
 
-        def say(line: str) -> None:
-            self.view.console.print(line, markup=False, highlight=False, soft_wrap=True)
-
         def stop(command: str) -> None:
-            self.quit_after_turn = command in ("/quit", "/exit")
+            self.quit_after_turn = command in QUITS
             if self.stop_turn is not None:
                 self.stop_turn()
 
-        return await ask_in_line_mode(questions, lambda text: ask_line(self.session, text), say, stop)
+        asking = ask_in_line_mode(questions, lambda text: ask_line(self.session, text), self.view.say, stop,
+                                  self.command)
+        return await self._unless_stopped(asking, "cancelled")
 
     def emit(self, event: Event) -> None:
         """Render one engine event."""
@@ -65,14 +74,24 @@ class LineUI:
     async def request_permission(self, name: str, arguments: dict[str, Any], preview: str) -> PermissionAnswer:
         """Ask at the `🔐` prompt (mm.ui.line.permission.ask_permission): `preview` is the command,
         the file and its diff, or the arguments; Esc, Ctrl-C or end of input reject and stop the turn."""
+        from mm.llm.types import fix_surrogates
         from mm.ui.line.permission import ask_permission
 
         self.view.close()
+        asking = ask_permission(self.session, fix_surrogates(name), fix_surrogates(preview), self.view.say,
+                                self.stop_turn)
+        return await self._unless_stopped(asking, "reject_once")
 
-        def say(renderable: Any) -> None:
-            self.view.console.print(renderable, markup=False, highlight=False, soft_wrap=True)
+    async def _unless_stopped(self, asking: Any, otherwise: Any) -> Any:
+        """`asking`'s answer, or `otherwise` when the turn is cancelled meanwhile (a signal)."""
+        if self.interrupts is None:
+            return await asking
+        from mm.tools.waiting import Cancelled, unless_cancelled
 
-        return await ask_permission(self.session, name, preview, say, self.stop_turn)
+        try:
+            return await unless_cancelled(asking, self.interrupts.stopped)
+        except Cancelled:
+            return otherwise
 
 
 def prompt_session(history_file: Path | None, input: Any = None, output: Any = None) -> Any:
@@ -89,106 +108,113 @@ def prompt_session(history_file: Path | None, input: Any = None, output: Any = N
 
 async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any = None,
                sessions: Any = None) -> int:
-    """Read prompts until /quit or end of input, running one turn per prompt; returns 0."""
-    view.console.print(banner, style="bold", markup=False, highlight=False, soft_wrap=True)
-    view.console.print(HELP, style="dim", markup=False, highlight=False, soft_wrap=True)
-    ui = LineUI(view, session, conv.cancel)
-    loop = asyncio.get_running_loop()
-    while True:
+    """Read prompts until /quit or end of input, running one turn per prompt; returns 0, or
+    128 + the signal's number after SIGTERM or SIGHUP (the work running then cancelled first).
+
+    Any exception on its way out stops the live region first (the cursor shown again)."""
+    def hang_up() -> None:  # the terminal is gone: writing to it would only fail
+        view.console.quiet = True
+
+    try:
+        with Interrupts(getattr(session, "input", None), hang_up) as interrupts:
+            try:
+                await _read_eval(conv, session, view, banner, memory, sessions, interrupts)
+            except Leave:
+                pass
+            if interrupts.left_by is not None:
+                view.say(LEFT_ON.format(signal=signal.Signals(interrupts.left_by).name), style="dim")
+            return interrupts.exit_status
+    except BaseException:
+        view.abort()
+        raise
+
+
+async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memory: Any, sessions: Any,
+                     interrupts: Interrupts) -> None:
+    """The REPL's loop (see repl); returns when the user leaves, raises Leave on a signal at the prompt."""
+    from mm.skills import catalogue_of, resolve_skill_notation, rewrite_skill_command, shadowed_line, shadowed_skills
+
+    view.say(banner, style="bold")
+    view.say(HELP, style="dim")
+    for skill in shadowed_skills(catalogue_of(conv.registry), shadowing_names(catalogue_of(conv.registry))):
+        view.say(shadowed_line(skill), style="dim")
+
+    async def at_a_question(line: str) -> str | None:
+        return await question_command(conv, line, memory, sessions)
+
+    def make_ui(stop: Any) -> LineUI:
+        return LineUI(view, session, stop, at_a_question, interrupts)
+
+    ui = make_ui(conv.cancel)
+    while interrupts.left_by is None:
         try:
-            text = await session.prompt_async(PROMPT)
+            text = await interrupts.idle(session.prompt_async(PROMPT))
         except KeyboardInterrupt:
             continue
         except EOFError:
-            return 0
-        from mm.skills import catalogue_of, resolve_skill_notation, rewrite_skill_command
-
-        catalogue = catalogue_of(conv.registry)
-        text = rewrite_skill_command(text.strip(), catalogue)  # `/greetings Bob` → `$greetings Bob`
+            return
+        text = text.strip()
         if not text:
             continue
-        if text.startswith("/"):
-            if text in ("/quit", "/exit"):
-                return 0
-            if text.split()[0] == "/ask":
-                from mm.ui.line.asking import ask_command
+        command = command_of(text)
+        if command in QUITS and text.lower() == command:
+            return
+        if command == "/ask":
+            from mm.ui.line.asking import ask_command
 
-                await ask_command(conv, text, view, session, lambda stop: LineUI(view, session, stop),
-                                  escape_cancels)
-                continue
-            view.say(await slash_command(conv, text, memory, sessions))
+            await ask_command(conv, text, view, make_ui, interrupts.running)
             continue
-        loop.add_signal_handler(signal.SIGINT, conv.cancel)
+        if command is not None:
+            await _command(conv, text, command, view, memory, sessions, interrupts)
+            continue
+        catalogue = catalogue_of(conv.registry)
+        text = rewrite_skill_command(text, catalogue, shadowing_names(catalogue))  # `/greetings x` → `$greetings x`
+        if text.startswith("/"):  # neither a command nor a skill
+            view.say(UNKNOWN_COMMAND.format(command=text.split()[0], help=HELP))
+            continue
         try:
             view.start_turn()
-            with escape_cancels(session.input, conv.cancel):
+            with interrupts.running(conv.cancel):
                 await conv.run_turn(resolve_skill_notation(text, catalogue), ui)
         finally:
             view.close()
-            loop.remove_signal_handler(signal.SIGINT)
         if ui.quit_after_turn:
-            return 0
+            return
 
 
-async def slash_command(conv: Any, text: str, memory: Any = None, sessions: Any = None) -> str:
-    """Run a slash command typed at the prompt and return the text to show (mm-acp.md: /new, /compact;
-    mm-tools.md §search_memory: /memory). `memory(words, history)` searches past sessions, when on."""
-    command = text.split()[0]
-    if command == "/new":
-        return conv.new()
-    if command == "/compact":
-        return await conv.compact()
-    if command == "/usage":
-        return conv.usage_text()
-    if command == "/sessions" and sessions is not None:
-        return sessions(text[len(command):].strip(), conv)
-    if command == "/memory" and memory is not None:
-        return await memory(text[len(command):].strip(), conv.history)
-    return UNKNOWN_COMMAND.format(command=command, help=HELP)
+async def _command(conv: Any, text: str, command: str, view: LineView, memory: Any, sessions: Any,
+                   interrupts: Interrupts) -> None:
+    """Run a slash command like a turn: a spinner while it waits, Esc, Ctrl-C and the leaving
+    signals cancel it (mm.ui.line.commands.run_waiting); then its text."""
+    cancelled = asyncio.Event()
+
+    def cancel() -> None:
+        conv.cancel()  # /compact honours it
+        cancelled.set()
+
+    try:
+        view.start_turn(STATUS.get(command, WORKING))
+        with interrupts.running(cancel):
+            shown = await run_waiting(conv, text, memory, sessions, cancelled)
+    finally:
+        view.close()
+    view.say(shown)
 
 
 def memory_search(config: AgentConfig, cwd: Path) -> Any:
-    """The `/memory` search over past sessions, or None when sessions or the command are off."""
-    if not (config.sessions.enabled and config.sessions.searchMemory):
-        return None
-
+    """The `/memory` search over past sessions: `search(words, history)` gives the text to show,
+    NO_SESSIONS or NO_MEMORY when sessions or the command are off."""
     async def search(words: str, history: list) -> str:
+        if not config.sessions.enabled:
+            return NO_SESSIONS
+        if not config.sessions.searchMemory:
+            return NO_MEMORY
         from mm.sessions.search import search_memory
 
         return await asyncio.to_thread(search_memory, cwd / config.sessions.dir, words, None, history,
                                        config.maxOutput)
 
     return search
-
-
-@contextlib.contextmanager
-def escape_cancels(terminal: Any, cancel: Any) -> Iterator[None]:
-    """While a turn runs, Esc (or Ctrl-C arriving as a key) typed at the terminal cancels it.
-
-    The terminal's keys are read in raw mode through prompt_toolkit's input; a prompt opened
-    during the turn (🔐, ask_user) reads them itself and gives them back afterwards.
-    """
-    from prompt_toolkit.keys import Keys
-
-    def keys_ready() -> None:
-        keys = terminal.read_keys() + terminal.flush_keys()
-        if any(k.key in (Keys.Escape, Keys.ControlC) for k in keys):
-            cancel()
-
-    if not hasattr(terminal, "fileno") or not _is_terminal(terminal):
-        yield
-        return
-    with terminal.raw_mode(), terminal.attach(keys_ready):
-        yield
-
-
-def _is_terminal(terminal: Any) -> bool:
-    import os
-
-    try:
-        return os.isatty(terminal.fileno())
-    except (OSError, ValueError, NotImplementedError):
-        return False
 
 
 def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:
@@ -238,7 +264,9 @@ def sessions_text(config: AgentConfig, cwd: Path, choice: str = "", conv: Any = 
 async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, output: Any = None,
                         console: Any = None, history_file: Path | None = None, resume: str | None = None) -> int:
     """Run line mode until the user leaves; returns the exit status (0; 1 without a server;
-    2 when `--resume` names nothing to go on with)."""
+    2 when `--resume` names nothing to go on with; 128 + the signal's number after SIGTERM or
+    SIGHUP). `CONNECTING` is shown while the model server is found (it can take seconds); a
+    Ctrl-C then raises KeyboardInterrupt, which `mm` reports as `mm: interrupted` (mm.cli)."""
     from rich.console import Console
 
     from mm.llm.resolve import ResolveError, context_window, resolve_endpoint
@@ -249,6 +277,7 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
     if isinstance(resumed, str):
         console.print(f"mm: {resumed}", style="red", markup=False, highlight=False, soft_wrap=True)
         return 2
+    console.print(CONNECTING, style="dim", markup=False, highlight=False, soft_wrap=True)
     try:
         endpoint = await resolve_endpoint(config)
     except ResolveError as err:
@@ -278,6 +307,6 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
             return await repl(conv, session, view, banner, memory_search(config, cwd),
                               lambda choice, c: sessions_text(config, cwd, choice, c))
         finally:
-            await conv.registry.close()  # the agents ask_agent started
+            await conv.close()  # the agents ask_agent started, the session file let go
     finally:
         endpoint.close()

@@ -4,16 +4,17 @@ turn (mm-tools.md §ask_agent: the same machinery as the tool; docs/ask.md)."""
 from __future__ import annotations
 
 import asyncio
-import signal
 from typing import Any
 
 from mm.engine.events import ToolCallDone, ToolCallStarted
 
 
-async def ask_command(conv: Any, text: str, view: Any, session: Any, make_ui: Any, escape_cancels: Any) -> None:
+async def ask_command(conv: Any, text: str, view: Any, make_ui: Any, running: Any) -> None:
     """Run `/ask` typed at the prompt: the agent's output streams like a turn's; the exchange joins
     the history (the question as typed, the answer as the assistant's message) and the session
-    is saved. `make_ui(stop)` gives the line-mode Interaction whose questions stop with `stop`."""
+    is saved. `make_ui(stop)` gives the line-mode Interaction whose questions stop with `stop`;
+    `running(cancel)` is the context in which Esc, Ctrl-C and the leaving signals call `cancel`
+    (mm.ui.line.interrupts.Interrupts.running)."""
     from mm.ask.direct import ASK_USAGE, NO_AGENTS, ask_agent_once, split_ask
 
     tool = conv.registry.get("ask_agent")
@@ -25,18 +26,15 @@ async def ask_command(conv: Any, text: str, view: Any, session: Any, make_ui: An
         view.say(ASK_USAGE.format(names=", ".join(sorted(tool.agents))))
         return
     cancelled = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    loop.add_signal_handler(signal.SIGINT, cancelled.set)
     arguments = {"agent": agent, "prompt": prompt}
     try:
         view.emit(ToolCallStarted("ask", tool.name, arguments, tool.title(arguments)))
-        with escape_cancels(session.input, cancelled.set):
+        with running(cancelled.set):
             result = await ask_agent_once(tool, agent, prompt, make_ui(cancelled.set), conv.cwd, conv.settings,
                                           cancelled)
         view.emit(ToolCallDone("ask", tool.name, arguments, result))
     finally:
         view.close()
-        loop.remove_signal_handler(signal.SIGINT)
     if not result.failed:
         conv.history += [{"role": "user", "content": text}, {"role": "assistant", "content": result.text}]
         if conv.on_turn_end is not None:

@@ -12,6 +12,8 @@ import asyncio
 import sys
 from typing import Any, TextIO
 
+from mm.llm.types import fix_surrogates
+
 
 class PlainSession:
     """What line mode needs of a PromptSession (`prompt_async`, `key_bindings`, `input`), over a
@@ -29,8 +31,8 @@ class PlainSession:
         if not line:
             raise EOFError
         text = line.rstrip("\r\n")
-        try:
-            self.echo.write(f"{message}{text}\n")
+        try:  # a byte that is not UTF-8 arrives as a lone surrogate: echoed repaired
+            self.echo.write(fix_surrogates(f"{message}{text}\n"))
             self.echo.flush()
         except (OSError, ValueError):
             pass

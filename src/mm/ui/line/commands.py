@@ -1,0 +1,109 @@
+"""Line mode's slash commands: which words are commands, and what each one answers (mm-acp.md
+§/new, §/compact; mm-tools.md §search_memory for /memory; docs/line-mode.md §Slash commands).
+
+The command word is matched without regard to case (`/QUIT` quits); the REPL intercepts these
+words before a skill's `/name` is rewritten, so a skill never takes one over (mm.skills).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Iterable
+
+HELP = ("/new · /compact · /usage · /memory <words> · /sessions · /ask <agent> <prompt> · /quit · "
+        "Esc Enter for a new line · Esc or Ctrl-C cancels the turn")
+UNKNOWN_COMMAND = "unknown command {command} — {help}"
+NO_SESSIONS = "sessions are off: set `sessions: {enabled: true}` in the agent file to keep conversations"
+NO_MEMORY = "/memory is off: set `sessions: {searchMemory: true}` in the agent file to search past conversations"
+NO_WORDS = "{command} takes nothing after it: type {command} alone"
+NOT_DURING_TURN = "{command} waits for the end of the turn: answer the question (or /skip, /abort) first"
+COMMAND_CANCELLED = "{command} cancelled"
+# Every command the REPL handles, without the slash: a skill of one of these names is not offered.
+LINE_COMMANDS = ("quit", "exit", "new", "compact", "usage", "memory", "sessions", "ask")
+QUITS = ("/quit", "/exit")
+ALONE = ("/quit", "/exit", "/new", "/compact", "/usage")  # the commands that take no words
+# The spinner's word while a command runs (one that answers at once shows none for long).
+STATUS = {"/compact": "Compacting the history", "/memory": "Searching past conversations"}
+WORKING = "Working"
+# Read-only commands that answer at an ask_user question (then the question is asked again).
+AT_A_QUESTION = ("/usage", "/memory", "/sessions")
+
+
+def command_of(text: str) -> str | None:
+    """The line-mode command `text` (trimmed) starts with, in lower case (`/quit`), or None when its
+    first word is not one (a skill's `/name`, an unknown `/word`, a prompt)."""
+    words = text.strip().split(None, 1)
+    if not words or not words[0].startswith("/"):
+        return None
+    word = words[0].lower()
+    return word if word[1:] in LINE_COMMANDS else None
+
+
+def words_after(text: str) -> str:
+    """What follows the command word of `text`, trimmed."""
+    words = text.strip().split(None, 1)
+    return words[1].strip() if len(words) > 1 else ""
+
+
+def shadowing_names(catalogue: Iterable[Any]) -> list[str]:
+    """The names a skill must not have to be offered as `/name` in line mode: LINE_COMMANDS, and
+    the catalogue's names that are one of them but for case (`QUIT.md`: `/QUIT` quits). For
+    mm.skills.shadowed_skills and rewrite_skill_command."""
+    return list(LINE_COMMANDS) + [s.name for s in catalogue if s.name.lower() in LINE_COMMANDS]
+
+
+async def slash_command(conv: Any, text: str, memory: Any = None, sessions: Any = None) -> str:
+    """Run a slash command typed at the prompt and return the text to show (mm-acp.md: /new,
+    /compact; mm-tools.md §search_memory: /memory). `memory(words, history)` searches past sessions
+    (or answers why it cannot); `sessions(choice, conv)` lists or resumes them. Words after a
+    command that takes none answer NO_WORDS, and nothing runs; a word that is no command answers
+    UNKNOWN_COMMAND. Raises nothing of its own."""
+    command = command_of(text)
+    if command is None:
+        return UNKNOWN_COMMAND.format(command=text.split()[0], help=HELP)
+    rest = words_after(text)
+    if command in ALONE and rest:
+        return NO_WORDS.format(command=command)
+    if command == "/new":
+        return conv.new()
+    if command == "/compact":
+        return await conv.compact()
+    if command == "/usage":
+        return conv.usage_text()
+    if command == "/sessions":
+        return sessions(rest, conv) if sessions is not None else NO_SESSIONS
+    if command == "/memory":
+        return await memory(rest, conv.history) if memory is not None else NO_SESSIONS
+    return UNKNOWN_COMMAND.format(command=command, help=HELP)
+
+
+async def run_waiting(conv: Any, text: str, memory: Any, sessions: Any, cancelled: asyncio.Event) -> str:
+    """`slash_command`, stopped when `cancelled` is set: `/compact` itself honours the
+    conversation's cancel() (and answers `[compact: failed, history kept: cancelled]`), any other
+    command stops waiting and answers COMMAND_CANCELLED (a /memory search's thread is left to end
+    on its own; it changes nothing)."""
+    from mm.tools.waiting import Cancelled, unless_cancelled
+
+    command = command_of(text)
+    work = slash_command(conv, text, memory, sessions)
+    if command == "/compact":
+        return await work
+    try:
+        return await unless_cancelled(work, cancelled)
+    except Cancelled:
+        return COMMAND_CANCELLED.format(command=command)
+
+
+async def question_command(conv: Any, line: str, memory: Any, sessions: Any) -> str | None:
+    """A line typed at an ask_user question that is a line-mode command: its text to show (then
+    the question is asked again), or None when the line is no command and so an answer.
+
+    /usage, /memory and /sessions (the list) answer as at the prompt; a command that would change
+    the conversation under the turn (/new, /compact, /ask, /sessions <id>) answers NOT_DURING_TURN.
+    /skip, /abort, /quit and /exit are the question's own (mm.ui.line.ask)."""
+    command = command_of(line)
+    if command is None or command in QUITS:
+        return None
+    if command in AT_A_QUESTION and not (command == "/sessions" and words_after(line)):
+        return await slash_command(conv, line, memory, sessions)
+    return NOT_DURING_TURN.format(command=command)
