@@ -201,6 +201,11 @@ class World:
                 os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        # acpx keeps its queue sockets in /tmp/acpx-<sha256 of HOME, 10 hex digits> whatever TMPDIR says
+        import hashlib
+        import shutil
+
+        shutil.rmtree(f"/tmp/acpx-{hashlib.sha256(str(self.home).encode()).hexdigest()[:10]}", ignore_errors=True)
 
 
 @pytest.fixture
