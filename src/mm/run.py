@@ -103,10 +103,12 @@ def resume_session(conv: Conversation, path: Path, loaded: tuple | None = None,
 def usage_of(record: dict) -> Any:
     """The session's token totals as a session file records them (`usage`: the fields of
     mm.llm.types.Usage); unreadable counts are 0."""
+    from dataclasses import fields
+
     from mm.llm.types import Usage
 
     counts = {}
-    for name in ("input_tokens", "output_tokens", "thought_tokens", "cached_tokens"):
+    for name in (f.name for f in fields(Usage)):
         value = record.get(name) if isinstance(record, dict) else None
         counts[name] = value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
     return Usage(**counts)
@@ -148,7 +150,6 @@ async def _learn_context_window(conv: Conversation, config: AgentConfig, endpoin
 
 async def _oneshot(config: AgentConfig, prompt: str) -> int:
     from mm.llm.resolve import ResolveError, resolve_endpoint
-    from mm.skills import catalogue_of, resolve_skill_notation
     from mm.ui.oneshot import OneShotUI
 
     try:
@@ -165,7 +166,7 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
             loop.add_signal_handler(sig, conv.cancel)
         probe = asyncio.ensure_future(_learn_context_window(conv, config, endpoint))  # beside the first request
         try:
-            done = await conv.run_turn(resolve_skill_notation(prompt, catalogue_of(conv.registry)), ui)
+            done = await conv.run_turn(prompt, ui)
         finally:
             probe.cancel()
             await conv.close()  # the agents ask_agent started, the session file let go

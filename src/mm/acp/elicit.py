@@ -93,8 +93,13 @@ def can_ask_with_dialogs(questions: list[Question]) -> bool:
 def dialog_options(question: Question) -> list[dict[str, str]]:
     """The buttons of one question's dialog: `0`, `1`… named after the choices (`Yes`/`No` for a
     confirm), then `decline`."""
-    names = CONFIRM_NAMES if question.type == "confirm" else question.options
-    return [{"optionId": str(i), "name": name, "kind": "allow_once"} for i, name in enumerate(names)] + [DECLINE_OPTION]
+    return [{"optionId": str(i), "name": name, "kind": "allow_once"}
+            for i, name in enumerate(_dialog_names(question))] + [DECLINE_OPTION]
+
+
+def _dialog_names(question: Question) -> list[str] | tuple[str, ...]:
+    """The choices a dialog's buttons stand for: the options, or `Yes`/`No` for a confirm."""
+    return CONFIRM_NAMES if question.type == "confirm" else question.options
 
 
 async def ask_with_dialogs(request: Request, session_id: str, tool_call_id: str,
@@ -113,7 +118,7 @@ async def ask_with_dialogs(request: Request, session_id: str, tool_call_id: str,
         picked = outcome.get("optionId") if isinstance(outcome, dict) and outcome.get("outcome") == "selected" else None
         if picked == "decline":
             return "declined"
-        names = CONFIRM_NAMES if question.type == "confirm" else question.options
+        names = _dialog_names(question)
         if not (isinstance(picked, str) and picked.isdigit() and int(picked) < len(names)):
             return "cancelled"
         chosen = names[int(picked)]

@@ -9,7 +9,7 @@ from typing import Any, Awaitable, Callable
 
 from mm.acp.outbox import CallIds, Outbox
 from mm.ask.child import RELAYED_META  # `_meta` key of a chunk an asked agent wrote, naming it
-from mm.acp.toolcalls import call_locations, diff_content, result_content, tool_kind, tool_title
+from mm.acp.toolcalls import call_locations, diff_content, result_content, text_chunk, tool_kind, tool_title
 from mm.engine.events import (Compacted, Event, PermissionAnswer, RelayedText, TextChunk, ThoughtChunk,
                               ToolCallDone, ToolCallRunning, ToolCallStarted, UsageReport)
 
@@ -41,18 +41,18 @@ class EditorFrontEnd:
         self.outbox = Outbox(notify, lambda err: log(f"[acp] session {session_id}: update not sent: {err}"))
         self.cancelled = asyncio.Event()
         self._ids: dict[str, str] = {}  # the engine's call id → the ACP id
-        self._started: dict[str, ToolCallStarted] = {}
         self._current = ""  # the ACP id of the call being run (asked about)
+        self._started: ToolCallStarted | None = None  # its ToolCallStarted
         self._relayed_text = ""  # the asked agent whose text was streamed in this call
 
     def emit(self, event: Event) -> None:
         """Send the notification an engine event stands for (mm-acp.md §session/update)."""
         if isinstance(event, TextChunk):
-            self.outbox.put(_chunk("agent_message_chunk", event.text))
+            self.outbox.put(text_chunk("agent_message_chunk", event.text))
         elif isinstance(event, ThoughtChunk):
-            self.outbox.put(_chunk("agent_thought_chunk", event.text))
+            self.outbox.put(text_chunk("agent_thought_chunk", event.text))
         elif isinstance(event, RelayedText):  # an asked agent's answer streams through the turn
-            chunk = _chunk("agent_thought_chunk" if event.thought else "agent_message_chunk", event.text)
+            chunk = text_chunk("agent_thought_chunk" if event.thought else "agent_message_chunk", event.text)
             chunk["_meta"] = {RELAYED_META: event.agent}  # not this agent's answer (mm.ask.child)
             self.outbox.put(chunk)
             if not event.thought:
@@ -66,7 +66,7 @@ class EditorFrontEnd:
         elif isinstance(event, ToolCallDone):
             self._call_done(event)
             if self._relayed_text and event.name == "ask_agent":  # this agent's own text starts apart
-                separator = _chunk("agent_message_chunk", "\n\n")
+                separator = text_chunk("agent_message_chunk", "\n\n")
                 self.outbox.put({**separator, "_meta": {RELAYED_META: self._relayed_text}})
                 self._relayed_text = ""
         elif isinstance(event, UsageReport):
@@ -74,21 +74,18 @@ class EditorFrontEnd:
             self.outbox.put({"sessionUpdate": "usage_update", "used": used, "size": self.window() or 0})
         elif isinstance(event, Compacted):
             self.log(f"[acp] session {self.session_id}: {event.line}")
-            self.outbox.put(_chunk("agent_thought_chunk", event.line + "\n"))
+            self.outbox.put(text_chunk("agent_thought_chunk", event.line + "\n"))
 
     def _call_started(self, event: ToolCallStarted) -> None:
-        acp_id = self._current = self._ids[event.call_id] = self.ids.next()
-        self._started[event.call_id] = event
-        update = self._announce(acp_id, event.name, event.arguments, event.title, event.kind)
-        if event.change is not None:
-            diff = diff_content(event.change)
-            if diff is not None:
-                update["content"] = diff
-        self.outbox.put(update)
+        self._current = self._ids[event.call_id] = self.ids.next()
+        self._started = event
+        self.outbox.put(self._announce(self._current, event.name, event.arguments, event.title, event.kind,
+                                       event.change))
 
     def _announce(self, acp_id: str, name: str, arguments: Any, title: str | None = None,
-                  kind: str | None = None) -> dict[str, Any]:
-        """A `tool_call` (pending) for a call; `kind`: an asked agent's own kind for its call."""
+                  kind: str | None = None, change: Any = None) -> dict[str, Any]:
+        """A `tool_call` (pending) for a call; `kind`: an asked agent's own kind for its call;
+        `change`: the file change it plans, sent as its diff (before a permission is asked)."""
         update: dict[str, Any] = {"sessionUpdate": "tool_call", "toolCallId": acp_id,
                                   "title": tool_title(name, arguments, title),
                                   "kind": kind or tool_kind(name, self.registry.get(name)), "status": "pending",
@@ -96,6 +93,9 @@ class EditorFrontEnd:
         locations = call_locations(name, arguments, self.cwd)
         if locations:
             update["locations"] = locations
+        diff = diff_content(change) if change is not None else None
+        if diff is not None:
+            update["content"] = diff
         return update
 
     def _call_done(self, event: ToolCallDone) -> None:
@@ -114,14 +114,10 @@ class EditorFrontEnd:
     async def request_permission(self, name: str, arguments: dict[str, Any], preview: str) -> PermissionAnswer:
         """`session/request_permission` with the four options (mm-acp.md §session/request_permission);
         a cancelled outcome, a transport error or `session/cancel` count as a rejection."""
-        started = next((e for e in self._started.values() if self._ids.get(e.call_id) == self._current), None)
+        started = self._started
         tool_call = self._announce(self._current, name, arguments, started.title if started else None,
-                                   started.kind if started else None)
+                                   started.kind if started else None, started.change if started else None)
         del tool_call["sessionUpdate"]
-        if started is not None and started.change is not None:
-            diff = diff_content(started.change)
-            if diff is not None:
-                tool_call["content"] = diff
         params = {"sessionId": self.session_id, "toolCall": tool_call, "options": PERMISSION_OPTIONS}
         result = await self._ask("session/request_permission", params)
         outcome = result.get("outcome") if isinstance(result, dict) else None
@@ -164,7 +160,3 @@ class EditorFrontEnd:
 
 
 _CANCELLED = object()
-
-
-def _chunk(kind: str, text: str) -> dict[str, Any]:
-    return {"sessionUpdate": kind, "content": {"type": "text", "text": text}}

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from mm.acp.toolcalls import call_locations, own_title, stored_arguments, text_content, tool_kind, tool_title
+from mm.acp.toolcalls import (call_locations, own_title, stored_arguments, text_chunk, text_content, tool_kind,
+                              tool_title)
 from mm.sessions.units import text_of
 
 SUMMARY_PREFIX = "🗜️ "
@@ -29,13 +30,13 @@ def replay_updates(messages: list[dict], unanswered: list[str], cwd: Path, regis
         role, text = message.get("role"), text_of(message)
         if role == "user" and message.get("summary"):
             after_summary = True
-            yield _chunk("agent_message_chunk", SUMMARY_PREFIX + summary_text({"content": text}))
+            yield text_chunk("agent_message_chunk", SUMMARY_PREFIX + summary_text({"content": text}))
             continue
         if role == "user":
-            yield _chunk("user_message_chunk", text)
+            yield text_chunk("user_message_chunk", text)
         elif role == "assistant":
             if text and not (after_summary and text == SUMMARY_ACK):
-                yield _chunk("agent_message_chunk", text)
+                yield text_chunk("agent_message_chunk", text)
             for call in message.get("tool_calls") or []:
                 yield _replayed_call(call, results, unanswered, cwd, registry)
         after_summary = False
@@ -60,7 +61,3 @@ def _replayed_call(call: Any, results: dict, unanswered: list[str], cwd: Path, r
     output = text_of({"content": results[call_id]})
     update.update(status="completed", rawOutput={"output": output}, content=text_content(output))
     return update
-
-
-def _chunk(kind: str, text: str) -> dict[str, Any]:
-    return {"sessionUpdate": kind, "content": {"type": "text", "text": text}}

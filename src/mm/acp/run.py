@@ -47,9 +47,16 @@ async def _serve(config: AgentConfig, wire: int, agent_file: Any) -> int:
     from mm.acp.server import EditorAgent
     from mm.acp.wire import StdioTransport
 
-    model = ModelHandle(config, lambda endpoint, window: log(_banner(config, endpoint, window)))
+    from pathlib import Path
+
+    from mm.skills import catalogue_of, shadowed_line, shadowed_skills
+    from mm.tools.registry import build_registry
+
+    tools = build_registry(config, cwd=Path.cwd())  # what the banner names (sessions build their own)
+    for skill in shadowed_skills(catalogue_of(tools)):  # not advertised: the banner says so (mm-acp.md)
+        log(f"[acp] {shadowed_line(skill)}")
+    model = ModelHandle(config, lambda endpoint, window: log(_banner(endpoint, window, tools.names)))
     agent = EditorAgent(config, model, log)
-    _warn_shadowed(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
@@ -82,23 +89,8 @@ async def _report_failure(model: Any) -> None:
         log(NO_SERVER.format(error=err))
 
 
-def _banner(config: AgentConfig, endpoint: Any, window: int | None) -> str:
-    from pathlib import Path
-
-    from mm.tools.registry import build_registry
-
-    names = build_registry(config, cwd=Path.cwd()).names
+def _banner(endpoint: Any, window: int | None, names: list[str]) -> str:
     return BANNER.format(version=__version__, model=endpoint.model, provider=endpoint.provider,
                          url=endpoint.base_url, window=f"{window} tokens" if window else "unknown",
                          tools=", ".join(names) or "none")
 
-
-def _warn_shadowed(config: AgentConfig) -> None:
-    """A skill named like a real command is not advertised: the banner says so (mm-acp.md)."""
-    from pathlib import Path
-
-    from mm.skills import catalogue_of, shadowed_line, shadowed_skills
-    from mm.tools.registry import build_registry
-
-    for skill in shadowed_skills(catalogue_of(build_registry(config, cwd=Path.cwd()))):
-        log(f"[acp] {shadowed_line(skill)}")

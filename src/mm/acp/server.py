@@ -97,8 +97,7 @@ class EditorAgent:
         if previous is not None:  # its turn in flight stops and saves its history before the file is read
             previous.cancel()
             async with self.turns:
-                if previous.conv.session is not None:
-                    previous.conv.session.release()
+                await previous.conv.close()  # its agents stopped, its file let go for this load
         if not path.is_file():
             raise RequestError.invalid_params({"sessionId": session_id,
                                                "error": NO_SESSION_FILE.format(id=session_id, dir=directory)})
@@ -186,10 +185,6 @@ class EditorAgent:
         conv = build_conversation(self.config, LazyClient(self.model), cwd)
         if conv.session is not None:
             conv.session.id = session_id
-        previous = self.sessions.get(session_id)
-        if previous is not None:  # loaded again: the old conversation stops, its agents with it
-            previous.cancel()
-            self._later(previous.conv.close())
         session = self.sessions[session_id] = Session(session_id, cwd, conv, self)
         return session
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mm.acp.toolcalls import text_chunk
 from mm.engine.conversation import Conversation
 
 NEW_LOG = "[acp] session {id}: new session, {n} message(s) forgotten"
@@ -17,7 +18,7 @@ ATTACHED_LOG = "[acp] session {id}: attached {path}"
 IGNORED_LOG = "[acp] session {id}: a block of type {kind} in the prompt is ignored (mm takes text and resource links)"
 EMPTY_LOG = "[acp] session {id}: an empty prompt: nothing to do"
 TURN_LOG = "[acp] turn done: {commands} command(s) · {file_ops} file op(s) · {skills} skill(s)"
-STOP_REASONS = {"end_turn": "end_turn", "cancelled": "cancelled", "max_turn_requests": "max_turn_requests"}
+STOP_REASONS = ("end_turn", "cancelled", "max_turn_requests")  # the engine's that are ACP stop reasons
 
 
 class TurnFailed(Exception):
@@ -77,10 +78,7 @@ class Session:
             self.cancels.discard(ui.cancelled)
 
     async def _turn(self, text: str, ui: Any) -> dict[str, Any]:
-        from mm.skills import resolve_skill_notation
-
         self.conv.context_window = await self.server.context_window()
-        text = resolve_skill_notation(text, self.catalogue)
         if ui.cancelled.is_set():
             return self._response("cancelled")
         done = await self.conv.run_turn(text, ui)  # (a question with no answer at all is removed there)
@@ -88,9 +86,9 @@ class Session:
         r = done.recap
         self.server.log(TURN_LOG.format(commands=r.commands, file_ops=r.file_ops, skills=r.skills))
         await self._usage_update(ui)
-        if done.stop_reason == "error" or done.stop_reason not in STOP_REASONS:
+        if done.stop_reason not in STOP_REASONS:
             raise TurnFailed(done.error or "the turn failed")
-        return self._response(STOP_REASONS[done.stop_reason])
+        return self._response(done.stop_reason)
 
     async def _new(self, ui: Any) -> dict[str, Any]:
         forgotten = len(self.conv.history) - 1
@@ -107,7 +105,7 @@ class Session:
         return await self._command_done(line, ui)
 
     async def _command_done(self, line: str, ui: Any) -> dict[str, Any]:
-        ui.outbox.put({"sessionUpdate": "agent_message_chunk", "content": {"type": "text", "text": line}})
+        ui.outbox.put(text_chunk("agent_message_chunk", line))
         await self._usage_update(ui)
         return self._response("cancelled" if ui.cancelled.is_set() else "end_turn")
 

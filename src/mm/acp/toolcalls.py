@@ -89,6 +89,12 @@ def absolute(path: str, cwd: Path) -> str:
     return os.path.abspath(os.path.join(str(cwd), os.path.expanduser(path)))
 
 
+def text_chunk(kind: str, text: str) -> dict[str, Any]:
+    """A `session/update` of `kind` (`agent_message_chunk`, `user_message_chunk`,
+    `agent_thought_chunk`) holding one text block."""
+    return {"sessionUpdate": kind, "content": {"type": "text", "text": text}}
+
+
 def text_content(text: str) -> list[dict[str, Any]]:
     """A tool call's content holding one text block."""
     return [{"type": "content", "content": {"type": "text", "text": text}}]

@@ -78,7 +78,7 @@ class ChildAgent:
             session = await self._within(self.conn.new_session(cwd=str(cwd), mcp_servers=[]), start, cancelled,
                                          NOT_READY)
         except _Stop as stop:
-            noise = self.transport.noise if self.transport is not None and not self.transport.messages else None
+            noise = self._noise()
             await self.close()  # it could not even start: the next question starts it afresh
             reason = NOT_JSON_RPC.format(line=noise) if noise and stop.reason != CANCELLED else stop.reason
             return Answer("", failed=reason)
@@ -204,7 +204,7 @@ class ChildAgent:
             return _one_line(f"{err}: {detail}" if detail else str(err))
         if self.process is not None and self.process.returncode is not None:
             last = [line for line in self.stderr if not line.startswith(ROUTINE)]
-            noise = self.transport.noise if self.transport is not None and not self.transport.messages else None
+            noise = self._noise()
             why = f": {_one_line(last[-1])}" if last else ""
             if noise:
                 why += " — " + NOT_JSON_RPC.format(line=noise)
@@ -213,6 +213,11 @@ class ChildAgent:
                 return KILLED.format(signal=_signal_name(-code), why=why)
             return EXITED.format(status=code, why=why)
         return _one_line(str(err)) or type(err).__name__
+
+    def _noise(self) -> str | None:
+        """The first line the child wrote that was not JSON-RPC, when it never wrote JSON-RPC."""
+        transport = self.transport
+        return transport.noise if transport is not None and not transport.messages else None
 
     async def close(self) -> None:
         """Stop the child and its process group: its stdin closed (an ACP agent ends at the end of
@@ -331,7 +336,9 @@ def _signal_name(number: int) -> str:
 def child_env(depth: int, yolo: bool | None) -> dict[str, str]:
     """The child's environment: this one, without mm's own overrides (the child has its own agent
     file), with MM_ASK_DEPTH one deeper and MM_YOLO when the entry decides."""
-    env = {k: v for k, v in os.environ.items() if k not in ("MM_MODEL", "MM_BASE_URL", "MM_PROVIDER", "MM_YOLO")}
+    from mm.config.load import ENV_OVERRIDES
+
+    env = {k: v for k, v in os.environ.items() if k not in ENV_OVERRIDES}
     env["MM_ASK_DEPTH"] = str(depth + 1)
     if yolo is not None:
         env["MM_YOLO"] = "true" if yolo else "false"

@@ -83,6 +83,7 @@ class Conversation:
     async def run_turn(self, prompt: str, ui: Interaction, pinned: bool = False) -> TurnDone:
         """Run one turn for `prompt`: stream the model, run its tool calls, repeat until it answers.
 
+        A `$name` naming a skill gets mm's note (mm.skills.resolve_skill_notation).
         pinned: the prompt holds standing instructions, never summarised by compaction
         (docs/engine.md §Context). Returns the TurnDone event (also emitted to `ui`). Never raises
         for model or tool failures: they end the turn with stop_reason "error" and the one-line
@@ -90,6 +91,10 @@ class Conversation:
         it found it.
         """
         self._cancel = asyncio.Event()
+        if "$" in prompt:  # a skill named `$name`: the model is told to read it (docs/skills.md)
+            from mm.skills import catalogue_of, resolve_skill_notation
+
+            prompt = resolve_skill_notation(prompt, catalogue_of(self.registry))
         message = {"role": "user", "content": fix_surrogates(prompt)}
         asked = dict(message, pinned=True) if pinned else message
         self.history.append(asked)

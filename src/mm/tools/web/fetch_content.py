@@ -9,9 +9,10 @@ from pathlib import Path
 from typing import Any
 
 from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
+from mm.tools.waiting import Cancelled, unless_cancelled
 from mm.tools.web.errors import CONVERSION, USAGE, FetchError
 from mm.tools.web.fetch import Fetcher
-from mm.tools.web.page import CANCELLED, Cancelled, Options, cut_to, fetch_markdown, unless_cancelled
+from mm.tools.web.page import CANCELLED, Options, cut_to, fetch_markdown
 from mm.tools.web.urls import check_base_url, repair_url
 
 NAME = "fetch_content"

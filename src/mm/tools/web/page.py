@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from mm.tools.waiting import Cancelled, unless_cancelled  # noqa: F401 - the web tools import them from here
 from mm.tools.web.errors import CONVERSION, FetchError
 from mm.tools.web.fetch import Fetcher, Page
 

@@ -7,9 +7,10 @@ import math
 from typing import Any
 
 from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
+from mm.tools.waiting import Cancelled, unless_cancelled
 from mm.tools.web.errors import FetchError
 from mm.tools.web.fetch import Fetcher
-from mm.tools.web.page import CANCELLED, Cancelled, Options, cut_to, fetch_markdown, unless_cancelled
+from mm.tools.web.page import CANCELLED, Options, cut_to, fetch_markdown
 from mm.tools.web.ssrf import Resolver, SsrfGuard, parse_allowed, system_resolver
 from mm.tools.web.urls import repair_url
 

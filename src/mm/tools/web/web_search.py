@@ -9,8 +9,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
+from mm.tools.waiting import Cancelled, unless_cancelled
 from mm.tools.web.fetch import USER_AGENT
-from mm.tools.web.page import CANCELLED, Cancelled, cut_to, unless_cancelled
+from mm.tools.web.page import CANCELLED, cut_to
 
 NAME = "web_search"
 BRAVE_ENDPOINT = "https://api.search.brave.com/res/v1/web/search"

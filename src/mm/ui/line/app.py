@@ -132,7 +132,7 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any
 async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memory: Any, sessions: Any,
                      interrupts: Interrupts) -> None:
     """The REPL's loop (see repl); returns when the user leaves, raises Leave on a signal at the prompt."""
-    from mm.skills import catalogue_of, resolve_skill_notation, rewrite_skill_command, shadowed_line, shadowed_skills
+    from mm.skills import catalogue_of, rewrite_skill_command, shadowed_line, shadowed_skills
 
     view.say(banner, style="bold")
     view.say(HELP, style="dim")
@@ -175,7 +175,7 @@ async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memor
         try:
             view.start_turn()
             with interrupts.running(conv.cancel):
-                await conv.run_turn(resolve_skill_notation(text, catalogue), ui)
+                await conv.run_turn(text, ui)
         finally:
             view.close()
         if ui.quit_after_turn:
