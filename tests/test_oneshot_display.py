@@ -81,3 +81,32 @@ def test_unwritable_session_dir_warns_and_keeps_the_answer(scripted_server, tmp_
     assert proc.returncode == 0 and proc.stdout == "the answer\n"
     assert "[warning: the session could not be saved to " in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_an_answer_on_a_terminal_shows_its_escape_codes_instead_of_obeying_them():
+    """On a terminal the answer's control characters are shown in caret notation (a model steered
+    by a page must not clear the screen or set the title); a pipe gets the text as it is."""
+    import io
+    import os
+    import pty
+
+    from mm.engine.events import TextChunk
+    from mm.ui.oneshot import OneShotUI
+
+    text = "done \x1b[2J\x1b]0;pwned\x07 end\n"
+    main, child = pty.openpty()
+    with os.fdopen(child, "w", encoding="utf-8") as screen:
+        OneShotUI(5, out=screen, err=io.StringIO()).emit(TextChunk(text))
+    shown = os.read(main, 4096).decode()
+    os.close(main)
+    assert "\x1b" not in shown and "\x07" not in shown and "^[[2J" in shown and "^[]0;pwned^G" in shown
+    piped = io.StringIO()
+    OneShotUI(5, out=piped, err=io.StringIO()).emit(TextChunk(text))
+    assert piped.getvalue() == text
+
+
+def test_a_preview_line_is_cut_at_the_preview_width():
+    from mm.ui.render import PREVIEW_WIDTH, preview
+
+    (line,) = preview("x" * 6000, 5, dim=False).split("\n")
+    assert line == "   " + "x" * (PREVIEW_WIDTH - 1) + "…"

@@ -3,7 +3,8 @@
 An asked agent may be any program: one that writes an endless line, floods its stdout with
 text, or echoes mm's own requests back is not an ACP agent, and must neither exhaust memory nor
 starve the event loop. A line over LINE_LIMIT, BAD_LINES lines in a row that are not JSON-RPC,
-or mm's own `initialize` coming back end the connection, and `broken` says why in one line.
+mm's own `initialize` coming back, or text first and then NOISE_GRACE seconds of nothing end
+the connection, and `broken` says why in one line.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 
 LINE_LIMIT = 16 * 1024 * 1024  # bytes of one JSON-RPC line from the agent
 BAD_LINES = 20  # lines in a row that are not JSON-RPC before the agent is given up
+NOISE_GRACE = 5.0  # seconds an agent that wrote text first has to start speaking JSON-RPC
 TOO_LONG = "it is not an ACP agent: it wrote a line of more than {mib} MiB"
 NOT_JSON_RPC = "it is not an ACP agent: its output is not JSON-RPC ({line!r} …)"
 ECHO = "it is not an ACP agent: it sent mm's own initialize request back"
@@ -34,7 +36,10 @@ class ChildTransport:
         bad = 0
         while True:
             try:
-                line = await self.reader.readuntil(b"\n")
+                line = await self._next_line()
+            except asyncio.TimeoutError:  # it wrote text, then nothing that is JSON-RPC
+                self.broken = NOT_JSON_RPC.format(line=self.noise)
+                return None
             except asyncio.IncompleteReadError as end:
                 line = end.partial
                 if not line.strip():
@@ -57,6 +62,13 @@ class ChildTransport:
                 return None
             self.messages += 1
             return message
+
+    async def _next_line(self) -> bytes:
+        """The next line; once the agent wrote a line that is not JSON-RPC before any message, the
+        next must come within NOISE_GRACE seconds (raises asyncio.TimeoutError)."""
+        if self.noise is not None and not self.messages:
+            return await asyncio.wait_for(self.reader.readuntil(b"\n"), NOISE_GRACE)
+        return await self.reader.readuntil(b"\n")
 
     async def send(self, message: dict[str, Any]) -> None:
         """Write one message as one line; raises ConnectionError when the agent's stdin is closed."""

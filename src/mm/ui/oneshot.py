@@ -10,7 +10,7 @@ from mm.engine.events import (Compacted, Event, PermissionAnswer, TextChunk, Too
                               TurnDone)
 from mm.engine.recap import recap_line
 from mm.llm.types import fix_surrogates
-from mm.ui.render import call_header, preview, shown_output
+from mm.ui.render import call_header, preview, shown_output, visible
 
 EMPTY_ANSWER = "mm: the model's answer was empty"
 
@@ -28,6 +28,7 @@ class OneShotUI:
         self.out, self.err = out, err
         self.preview_lines = preview_lines
         self.dim = err.isatty()
+        self.screen = _is_terminal(out)
         self.on_closed_output = on_closed_output
         self.closed_output = False
         self._text_open = False  # stdout has text not yet ended by a newline
@@ -64,6 +65,8 @@ class OneShotUI:
         if not text or self.closed_output:
             return
         text = fix_surrogates(text)
+        if self.screen:  # a terminal must not obey the answer's escape codes (a pipe gets them as they are)
+            text = visible(text)
         self._answered = self._answered or bool(text.strip())
         try:
             self.out.write(text)
@@ -103,3 +106,10 @@ class OneShotUI:
     async def request_permission(self, name: str, arguments: dict[str, Any], preview: str) -> PermissionAnswer:
         """Nobody can be asked in one-shot mode: always `reject_once`."""
         return "reject_once"
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False

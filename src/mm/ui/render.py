@@ -9,6 +9,7 @@ FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
 _VISIBLE = {c: f"^{chr(c + 64)}" for c in range(32) if chr(c) not in "\t\n"} | {127: "^?"}
 WEB_TOOLS = frozenset({"fetch_content", "web_crawler"})
 NO_OUTPUT = "(no output)"
+PREVIEW_WIDTH = 200  # characters of one preview line (a line of base64 is not to fill the screen)
 
 
 def call_header(name: str, arguments: Any, title: str | None = None) -> str:
@@ -69,8 +70,9 @@ def shown_output(result: Any, streamed: bool = True) -> str:
 
 
 def preview(text: str, lines: int, dim: bool) -> str:
-    """Up to `lines` lines of `text`, indented (and dimmed when `dim`), or `(no output)`."""
-    shown = [ln for ln in text.rstrip("\n").split("\n")] if text.strip() else []
+    """Up to `lines` lines of `text`, each cut at PREVIEW_WIDTH characters, indented (and dimmed
+    when `dim`), or `(no output)`."""
+    shown = [_cut(ln) for ln in text.rstrip("\n").split("\n")] if text.strip() else []
     if not shown:
         out = [NO_OUTPUT]
     else:
@@ -79,6 +81,10 @@ def preview(text: str, lines: int, dim: bool) -> str:
             out.append(f"… ({len(shown) - lines} more line(s))")
     body = "\n".join("   " + ln for ln in out).translate(_VISIBLE)
     return f"\x1b[2m{body}\x1b[0m" if dim else body
+
+
+def _cut(line: str) -> str:
+    return line if len(line) <= PREVIEW_WIDTH else line[:PREVIEW_WIDTH - 1] + "…"
 
 
 def _compact(arguments: dict[str, Any]) -> str:
