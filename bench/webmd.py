@@ -11,15 +11,13 @@ cleaning) to show what the cleaning costs. Nothing is written.
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
 
 from mm.webmd import decode_html, html_to_markdown
 
-SHARED = Path(os.environ.get("MM_SHARED") or Path(__file__).resolve().parents[2] / "shared")
-CORPUS = SHARED / "corpus" / "web-pages"
+CORPUS = Path(__file__).resolve().parents[1] / "tests" / "data" / "web-pages"  # the real pages the tests use
 
 
 def load_pages() -> list[str]:

@@ -1,4 +1,4 @@
-"""The runner of shared/cases/acp/*.json (cases/README.md §Conventions, §sessions/, §acp/): it drives
+"""The runner of tests/cases/acp/*.json (cases/README.md §Conventions, §sessions/, §acp/): it drives
 a real `mm -acp` subprocess over stdio and checks `expect`, strictly.
 
 API

@@ -4,16 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness import SHARED
 from scripted_server import ScriptedServer
-
-
-def pytest_configure(config):
-    """Stop at once, with the reason, when the specification's cases cannot be found."""
-    if not (SHARED / "cases").is_dir():
-        raise pytest.UsageError(
-            f"the specification folder was not found at {SHARED}: the case tests read shared/cases/. "
-            "Clone mm beside shared/ (as ../shared), or set MM_SHARED=/path/to/shared")
 
 
 @pytest.fixture

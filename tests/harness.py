@@ -9,14 +9,16 @@ from typing import Any
 
 from mm.engine.events import ToolCallDone, TurnDone
 
-# The specification folder (references, cases): $MM_SHARED, else `shared/` beside the checkout,
-# where this workplace lays it for every developer and for CI. conftest.py stops the run when absent.
-SHARED = Path(os.environ.get("MM_SHARED") or Path(__file__).resolve().parents[2] / "shared")
+# The cases and real inputs the tests use, kept in the repository (tests/cases/README.md):
+# a lone clone runs the whole suite.
+TESTS = Path(__file__).resolve().parent
+CASES_DIR = TESTS / "cases"
+DATA = TESTS / "data"
 
 
 def load_cases(area: str) -> list[dict]:
-    """Every case of `shared/cases/<area>/`, sorted by file name."""
-    return [json.loads(p.read_text()) for p in sorted((SHARED / "cases" / area).glob("*.json"))]
+    """Every case of `tests/cases/<area>/`, sorted by file name."""
+    return [json.loads(p.read_text()) for p in sorted((CASES_DIR / area).glob("*.json"))]
 
 
 class RecordingUI:

@@ -1,4 +1,4 @@
-"""Every case of shared/cases/acp/ against a real `mm -acp` (cases/README.md §acp/; runner:
+"""Every case of tests/cases/acp/ against a real `mm -acp` (cases/README.md §acp/; runner:
 tests/acp_cases.py), and the runner's own tests: the pattern matcher, the expect checks on made-up
 runs, and the step interpreter driving a tiny fake agent, so that the runner is known to be strict."""
 

@@ -1,4 +1,4 @@
-"""Every case of shared/cases/bash/ run against the real `bash` tool (cases/README.md §bash/)."""
+"""Every case of tests/cases/bash/ run against the real `bash` tool (cases/README.md §bash/)."""
 
 from __future__ import annotations
 
@@ -14,12 +14,12 @@ import pytest
 
 from mm.tools.base import Settings, ToolContext
 from mm.tools.bash import Bash
-from harness import SHARED
+from harness import CASES_DIR
 
 
 
 
-CASES = sorted((SHARED / "cases" / "bash").glob("*.json"))
+CASES = sorted((CASES_DIR / "bash").glob("*.json"))
 
 
 def pids_matching(pattern: str) -> list[int]:

@@ -1,4 +1,4 @@
-"""Every case of shared/cases/edits/ run against the real edit_file tool on real files
+"""Every case of tests/cases/edits/ run against the real edit_file tool on real files
 (cases/README.md §edits/)."""
 
 from __future__ import annotations
@@ -10,12 +10,12 @@ import pytest
 
 from mm.tools.base import ToolContext
 from mm.tools.edit import EditFile
-from harness import SHARED
+from harness import CASES_DIR
 
 
 
 
-CASES = sorted((SHARED / "cases" / "edits").glob("*.json"))
+CASES = sorted((CASES_DIR / "edits").glob("*.json"))
 KNOWN = {"outcome", "file_after", "written", "headline_contains", "headline_not_contains",
          "message_contains", "message_not_contains", "output_contains"}
 

@@ -1,5 +1,5 @@
 """Every html and robots case end to end: each page served from a loopback server, fetched by
-the real fetch_content tool (shared/cases/README.md §html, §robots)."""
+the real fetch_content tool (tests/cases/README.md §html, §robots)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness import SHARED, check_text_expectations, fill_origin, load_cases
+from harness import CASES_DIR, check_text_expectations, fill_origin, load_cases
 from mm.tools.base import Settings, ToolContext
 from mm.tools.web.fetch_content import FetchContent
 
@@ -34,7 +34,7 @@ def test_cases_found():
 
 @pytest.mark.parametrize("case", HTML_CASES, ids=lambda c: c["id"])
 async def test_html_case(case: dict, web, tmp_path: Path):
-    body = (SHARED / "cases" / "html" / case["page_file"]).read_bytes()
+    body = (CASES_DIR / "html" / case["page_file"]).read_bytes()
     web.page(case["served_at"], body, headers=case["response_headers"])
     args = {k: fill_origin(v, web.origin) for k, v in case["fetch_arguments"].items()}
     result = await fetch(args, tmp_path)

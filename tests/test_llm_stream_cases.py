@@ -1,4 +1,4 @@
-"""Every case of shared/cases/llm-streams/, served by the scripted server, through ChatClient.complete.
+"""Every case of tests/cases/llm-streams/, served by the scripted server, through ChatClient.complete.
 
 Checks `expect.message`, `finish_reason`, `usage` and `error`; the engine-level keys (`runs`,
 `turn_ends`, `files_after`, `next_request_*`, `history_assistant_message`) belong to the engine tests.
@@ -14,8 +14,8 @@ from mm.llm.client import ChatClient
 from mm.llm.textcalls import TextCallFilter
 from mm.llm.types import LLMError, StreamDelta
 
-from harness import SHARED  # noqa: E402
-CASES = [json.loads(p.read_text()) for p in sorted((SHARED / "cases" / "llm-streams").glob("*.json"))]
+from harness import load_cases  # noqa: E402
+CASES = load_cases("llm-streams")
 MESSAGES = [{"role": "user", "content": "go"}]
 
 
@@ -26,7 +26,7 @@ def tool_schemas(names: list[str]) -> list[dict]:
 
 
 def test_every_case_is_found():
-    assert len(CASES) >= 19, f"llm-streams cases not found under {SHARED}"
+    assert len(CASES) >= 19, "llm-streams cases not found under tests/cases/llm-streams"
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c["id"] for c in CASES])

@@ -1,4 +1,4 @@
-"""Every case of shared/cases/loops/, through a real conversation and a scripted server."""
+"""Every case of tests/cases/loops/, through a real conversation and a scripted server."""
 
 import json
 

@@ -1,4 +1,4 @@
-"""Every case of shared/cases/sessions/ (cases/README.md §sessions): fixtures written in mm's own
+"""Every case of tests/cases/sessions/ (cases/README.md §sessions): fixtures written in mm's own
 session-file format, then a real search_memory call, a live conversation, or a load."""
 
 from __future__ import annotations

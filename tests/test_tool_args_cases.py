@@ -1,4 +1,4 @@
-"""Every case of shared/cases/tool-args/ through the real coercer and tools
+"""Every case of tests/cases/tool-args/ through the real coercer and tools
 (cases/README.md §tool-args/, mm-tools.md §Declared tools)."""
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from mm.tools.declared import DeclaredTool, declared_tool_from_entry
 from mm.tools.read_file import ReadFile
 from mm.tools.write_file import WriteFile
 from mm.llm.args import parse_arguments
-from harness import SHARED
+from harness import CASES_DIR
 
 
 
 
-CASES = sorted((SHARED / "cases" / "tool-args").glob("*.json"))
+CASES = sorted((CASES_DIR / "tool-args").glob("*.json"))
 BUILT_IN = {"bash": Bash, "read_file": ReadFile, "write_file": WriteFile}
 
 

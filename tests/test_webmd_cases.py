@@ -1,4 +1,4 @@
-"""shared/cases/html: each page's bytes through decode_html + html_to_markdown, checked against
+"""tests/cases/html: each page's bytes through decode_html + html_to_markdown, checked against
 the case's `expect` (the fetch_content tool runs the same cases over loopback)."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import SHARED, check_text_expectations, fill_origin
+from harness import CASES_DIR, check_text_expectations, fill_origin
 from mm.webmd import decode_html, detect_encoding, html_to_markdown
 
-CASES = sorted((SHARED / "cases" / "html").glob("*.json"))
+CASES = sorted((CASES_DIR / "html").glob("*.json"))
 ORIGIN = "http://127.0.0.1:8080"
 # The tool's fixed message for a page with nothing left (mm-tools.md §fetch_content); at this
 # layer the conversion returns "".
@@ -19,7 +19,7 @@ NO_CONTENT = "has no text content once scripts, navigation and ads are removed"
 
 
 def _convert(case: dict) -> str:
-    body = (SHARED / "cases" / "html" / case["page_file"]).read_bytes()
+    body = (CASES_DIR / "html" / case["page_file"]).read_bytes()
     headers = {k.lower(): v for k, v in case.get("response_headers", {}).items()}
     args = case.get("fetch_arguments", {})
     text = decode_html(body, headers.get("content-type"))
@@ -51,7 +51,7 @@ ENCODING_CASES = [p for p in CASES if "page_encoding" in json.loads(p.read_text(
 def test_declared_page_encoding(case_file: Path) -> None:
     """Where a case names its page's encoding, detection finds that encoding."""
     case = json.loads(case_file.read_text())
-    body = (SHARED / "cases" / "html" / case["page_file"]).read_bytes()
+    body = (CASES_DIR / "html" / case["page_file"]).read_bytes()
     found = detect_encoding(body, case["response_headers"].get("Content-Type"))
     expected = {"windows-1252": "cp1252", "gbk": "gb18030", "utf-8": "utf-8"}[case["page_encoding"]]
     assert found == expected

@@ -1,4 +1,4 @@
-"""The real pages of shared/corpus/web-pages through decode_html + html_to_markdown: nothing
+"""The real pages of tests/data/web-pages through decode_html + html_to_markdown: nothing
 crashes, no script or style text leaks, and the words of Readability's extracted article
 survive (run with `-s` to see the coverage table). Nothing is written anywhere."""
 
@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from selectolax.lexbor import LexborHTMLParser
 
-from harness import SHARED
+from harness import DATA
 from mm.webmd import decode_html, html_to_markdown
 
-PAGES = sorted(p for p in (SHARED / "corpus" / "web-pages").iterdir() if p.is_dir())
+PAGES = sorted(p for p in (DATA / "web-pages").iterdir() if p.is_dir())
 MIN_AVERAGE_COVERAGE = 0.93
 LOW_COVERAGE = 0.80  # pages under it are listed in docs/webmd.md with the rule that cut them
 LEAK_LINE_MIN = 25  # a script/style line this long must not appear in the Markdown

@@ -11,12 +11,12 @@ import pytest
 
 from mm.tools.base import Settings, ToolContext
 from mm.tools.write_file import WriteFile
-from harness import SHARED
+from harness import CASES_DIR
 
 
 
 
-ARG_CASES = [p for p in sorted((SHARED / "cases" / "tool-args").glob("*.json"))
+ARG_CASES = [p for p in sorted((CASES_DIR / "tool-args").glob("*.json"))
              if json.loads(p.read_text(encoding="utf-8"))["tool"] == "write_file"]
 
 
