@@ -103,6 +103,28 @@ async def main(reps: int) -> None:
         await timed("exact pass (written)", exact_write, reps, base)
         await timed("indent pass (dry run)", indent_dry, reps, base)
         await timed("closest-region refusal", closest, reps, base)
+        await occurrences(root, max(3, reps // 5))
+
+
+async def occurrences(root: Path, reps: int) -> None:
+    """An old found N times (the ambiguity refusal) in a file of N such lines, for N = 10,000,
+    100,000 and 400,000: the time per occurrence must stay flat (issue 10, point 9: 100,000
+    took 75 s). Baseline: counting the occurrences with str.count in the same file."""
+    ctx = ToolContext(cwd=root)
+    for n in (10_000, 100_000, 400_000):
+        path = root / f"many_{n}.txt"
+        path.write_text("    x = 1\n" * n)
+
+        async def count(_k, path=path):
+            path.read_text().count("x = 1")
+
+        async def refuse(_k, name=path.name):
+            r = await EditFile().run({"path": name, "edits": [{"old": "x = 1", "new": "y"}]}, ctx)
+            assert r.failed and f"appears {n} times" in r.text, r.text
+
+        base = await timed(f"{n:>7} occurrences: str.count", count, reps, None)
+        med = await timed(f"{n:>7} occurrences: ambiguity refusal", refuse, reps, base)
+        print(f"{'':<40} {1000 * med / n:7.4f} µs per occurrence")
 
 
 if __name__ == "__main__":

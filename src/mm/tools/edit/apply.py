@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from dataclasses import replace
 from pathlib import Path
@@ -11,34 +10,21 @@ from typing import Any
 
 from mm.tools.base import FileChange, ToolContext, ToolResult
 from mm.tools.diff import Block, diff_lines, fit, split_lines
-from mm.tools.edit.match import FileIndex, Match, locate
-from mm.tools.edit.tool import NEW_ALIASES, OLD_ALIASES
+from mm.tools.edit.args import NOTHING_WRITTEN, parse_edits
+from mm.tools.edit.index import FileIndex
+from mm.tools.edit.match import Match, locate
 from mm.tools.fs import TextFileError, read_text, write_text_atomic
 
 PATH_REQUIRED = "edit_file: path is required — the path of the file to edit, relative to the working directory"
 DOES_NOT_EXIST = "{path} does not exist. Create it with write_file"  # read_file's text (mm-tools.md §read_file)
 CANNOT_READ = "{path}: cannot read the file — {error}"
 CANNOT_WRITE = "{path}: cannot write the file — {error}; nothing was written"
-EDITS_SHAPE = (
-    '{path}: edits must be a list of {{"old": "...", "new": "..."}} objects, e.g. '
-    '[{{"old": "x = 1", "new": "x = 2"}}] — got {got}'
-)
-EDITS_EMPTY = '{path}: edits is empty — send at least one {{"old": "...", "new": "..."}}'
-EDIT_SHAPE = '{path}: edit #{n}: must be an object {{"old": "...", "new": "..."}} — got {got}'
-FIELD_MISSING = "{path}: edit #{n}: {field} is missing — every edit needs old (the text to replace) and new"
-FIELD_NOT_TEXT = "{path}: edit #{n}: {field} must be text — got {got}"
-OLD_EMPTY = (
-    "{path}: edit #{n}: old is empty — it must quote text present exactly once in the file; "
-    "to add text, quote a neighbouring line in old and repeat it in new"
-)
-SAME = "{path}: edit #{n}: old and new are identical — the edit would change nothing"
 REPEATED = "{path}: edits #{a} and #{b} change the same text (line {line}) — edits must not repeat; send one edit per place"
 NESTED = (
     "{path}: edit #{inner} lies inside edit #{outer} (lines {first}-{last}) — edits must not nest; "
     "make the change of edit #{inner} part of edit #{outer}'s new text"
 )
 OVERLAP = "{path}: edits #{a} and #{b} overlap (line {line}) — edits must not overlap; merge them into one edit"
-NOTHING_WRITTEN = "nothing was written: the {count} edits apply together or not at all — send them all again once fixed"
 NO_CHANGE = "{path}: the edits leave the file as it is — nothing was written"
 HEADLINE = "{path}: {count} edit{s} applied · +{added} -{deleted} lines · first change at line {line}"
 DRY_HEADLINE = (
@@ -46,76 +32,6 @@ DRY_HEADLINE = (
     "first change at line {line}"
 )
 RELAXED = " · {count} matched ignoring whitespace"
-
-def _kind(value: Any) -> str:
-    """Describe a JSON value's type for messages: 'a number', 'an object'…"""
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, (int, float)):
-        return "a number"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    return "nothing" if value is None else type(value).__name__
-
-
-def _field(item: dict, names: tuple[str, ...]) -> Any:
-    """Return the first of `names` present in `item`, else a sentinel ..."""
-    for name in names:
-        if name in item:
-            return item[name]
-    return ...
-
-
-def parse_edits(args: dict[str, Any], path: str) -> tuple[list[tuple[str, str]], list[str]]:
-    """Return the (old, new) pairs of `args` (one per edit sent) and the refusal lines for
-    malformed ones (empty when all are well formed).
-
-    Tolerates what small models send: `edits` as a JSON string, one {old, new} object instead
-    of a list, old/new at the top level, and the aliases old_string/new_string, old_str/new_str.
-    """
-    edits = args.get("edits")
-    if edits is None and any(k in args for k in OLD_ALIASES):
-        edits = [args]
-    if isinstance(edits, str):
-        try:
-            edits = json.loads(edits)
-        except ValueError:
-            return [], [EDITS_SHAPE.format(path=path, got="text that is not JSON")]
-    if isinstance(edits, dict) and any(k in edits for k in OLD_ALIASES):
-        edits = [edits]
-    if isinstance(edits, dict):
-        return [], [EDITS_SHAPE.format(path=path, got="an object without old and new")]
-    if not isinstance(edits, list):
-        return [], [EDITS_SHAPE.format(path=path, got=_kind(edits))]
-    if not edits:
-        return [], [EDITS_EMPTY.format(path=path)]
-    pairs, errors = [], []
-    for n, item in enumerate(edits, 1):
-        if isinstance(item, str):
-            try:
-                item = json.loads(item)
-            except ValueError:
-                pass
-        if not isinstance(item, dict):
-            errors.append(EDIT_SHAPE.format(path=path, n=n, got=_kind(item)))
-            pairs.append(("", ""))
-            continue
-        old, new = _field(item, OLD_ALIASES), _field(item, NEW_ALIASES)
-        problems = [FIELD_MISSING.format(path=path, n=n, field=f) for f, v in (("old", old), ("new", new)) if v is ...]
-        problems += [FIELD_NOT_TEXT.format(path=path, n=n, field=f, got=_kind(v))
-                     for f, v in (("old", old), ("new", new)) if v is not ... and not isinstance(v, str)]
-        if not problems and old == "":
-            problems.append(OLD_EMPTY.format(path=path, n=n))
-        elif not problems and old == new:
-            problems.append(SAME.format(path=path, n=n))
-        errors += problems
-        pairs.append((old, new))
-    return pairs, errors
-
 
 def conflicts(path: str, matches: list[tuple[int, Match]], index: FileIndex) -> list[str]:
     """Refusals for edits that repeat, nest in or overlap another (`matches`: (number, Match))."""

@@ -2,38 +2,41 @@
 uniqueness (mm-tools.md §edit_file, How `old` is matched).
 
 1. Exact: `old` byte for byte.
-2. Edges: `old` without the whitespace around it; the same padding comes off `new`.
-3. Indent: every line compared without its leading and trailing whitespace (two lines or more).
+2. Edges: `old` without the whitespace around it (a line's indent, a leading or trailing
+   newline); the file must have only whitespace there too, up to the line's edge.
+3. Indent: every line compared without its leading and trailing spaces and tabs (two lines or more).
 
-The first pass that finds anything wins; two or more matches are refused, at every pass.
-A relaxed match re-indents `new` to the file's own indentation (reindent.py).
+The first pass that finds anything wins; two or more matches are refused, at every pass. Only
+ASCII space and tab (and line breaks) are forgiven. Where a match stands for whole lines,
+`new` is put in the file's indentation (place.py); an empty `new` on a relaxed match of whole
+lines removes them with their line breaks (issue 9, point 4).
 """
 
 from __future__ import annotations
 
-from collections import Counter
+import unicodedata
 from dataclasses import dataclass
-from functools import cached_property
-from itertools import accumulate
 
-from mm.tools.edit.reindent import detect_unit, file_unit, leading_ws, model_unit, reindent
+from mm.tools.edit.closest import not_found
+from mm.tools.edit.index import FileIndex, find_all
+from mm.tools.edit.place import Region, place
+from mm.tools.edit.reindent import blank, leading_ws, stripped
 
 AMBIGUOUS = (
     "{path}: edit #{n}: old text appears {count} times ({lines}) — to change ONE of them, include its "
     "surrounding lines in old until the text is unique; to change several, send one edit per place."
 )
-NOT_FOUND = (
-    "{path}: edit #{n}: old text not found — it must match the file exactly, including indentation "
-    "and line breaks:"
+TWO_FRAMES = (
+    "{path}: edit #{n}: old matches line{s} {first}{last} only when indentation is ignored, and new's "
+    "indentation fits those lines in two ways — send the edit again with old copied exactly from the "
+    "file (read_file) and new indented the same way"
 )
-QUOTE = "  │ {line}"
-QUOTE_MORE = "  │ … ({count} more lines)"
-CLOSEST = "the closest the file comes to it — copy these lines:"
-EXCERPT = "  │ {num:>{width}} │ {line}"
-NO_CLOSE = "no part of the file comes close — read the file again (read_file) and copy old from it."
-MAX_QUOTED = 30
+FOREIGN_SPACE = (
+    "{path}: edit #{n}: new's line {line} is indented with {name} (U+{code:04X}), which the file does not "
+    "use — indent with spaces or tabs as the file does"
+)
+EDGE_WS = " \t\r\n"
 MAX_LINES_LISTED = 10
-UNIT_WINDOW = 1000
 
 
 @dataclass(frozen=True)
@@ -47,56 +50,6 @@ class Match:
     relaxed: bool
 
 
-class FileIndex:
-    """The file's text (LF line endings) and what the relaxed passes need, computed lazily
-    and shared by all edits of one call."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    @cached_property
-    def lines(self) -> list[str]:
-        """Lines without newlines; a final newline does not start an extra line."""
-        lines = self.text.split("\n")
-        return lines[:-1] if lines[-1] == "" else lines
-
-    @cached_property
-    def starts(self) -> list[int]:
-        """Offset in the text where each line starts."""
-        return [0, *accumulate(len(line) + 1 for line in self.lines)][: len(self.lines)]
-
-    @cached_property
-    def stripped(self) -> list[str]:
-        """Each line without its leading and trailing whitespace."""
-        return [line.strip() for line in self.lines]
-
-    @cached_property
-    def by_stripped(self) -> dict[str, list[int]]:
-        """Stripped line → indexes of the lines that have it."""
-        index: dict[str, list[int]] = {}
-        for i, s in enumerate(self.stripped):
-            index.setdefault(s, []).append(i)
-        return index
-
-    def unit_near(self, line: int) -> str | None:
-        """The file's indent unit ("\\t", "  ", "    "…) around 0-based `line` (int), read from
-        up to UNIT_WINDOW lines on each side; None when nothing there is indented."""
-        return detect_unit(self.lines[max(0, line - UNIT_WINDOW): line + UNIT_WINDOW])
-
-    def line_no(self, pos: int) -> int:
-        """1-based line number of offset `pos` (int)."""
-        return self.text.count("\n", 0, pos) + 1
-
-
-def find_all(text: str, needle: str) -> list[int]:
-    """Return every offset where `needle` (non-empty str) occurs in `text`, overlaps included."""
-    found, pos = [], text.find(needle)
-    while pos != -1:
-        found.append(pos)
-        pos = text.find(needle, pos + 1)
-    return found
-
-
 def body_lines(text: str) -> tuple[list[str], int, int]:
     """Split `text` (str) into lines and drop blank lines at both ends.
 
@@ -104,10 +57,10 @@ def body_lines(text: str) -> tuple[list[str], int, int]:
     """
     lines = text.split("\n")
     lead = 0
-    while lead < len(lines) and not lines[lead].strip():
+    while lead < len(lines) and blank(lines[lead]):
         lead += 1
     trail = 0
-    while trail < len(lines) - lead and not lines[-1 - trail].strip():
+    while trail < len(lines) - lead and blank(lines[-1 - trail]):
         trail += 1
     return lines[lead: len(lines) - trail], lead, trail
 
@@ -122,151 +75,185 @@ def _ambiguous(path: str, n: int, line_numbers: list[int]) -> str:
     return AMBIGUOUS.format(path=path, n=n, count=len(line_numbers), lines=lines)
 
 
-def _common_prefix(a: str, b: str) -> int:
-    """Length of the common prefix of `a` and `b`."""
-    k = 0
-    while k < min(len(a), len(b)) and a[k] == b[k]:
-        k += 1
-    return k
+def _two_frames(path: str, n: int, first: int, count: int) -> str:
+    """The refusal when new's indentation fits the matched lines (0-based `first`) two ways."""
+    last = f"-{first + count}" if count > 1 else ""
+    return TWO_FRAMES.format(path=path, n=n, s="s" if count > 1 else "", first=first + 1, last=last)
 
 
-def _edges_new(index: FileIndex, old: str, new: str, start: int, end: int) -> Match:
-    """Build the pass-2 replacement for `old` whose core was found at [start, end).
+def _lines(text: str) -> tuple[list[str], bool]:
+    """`text` as lines, and whether it ended with a newline (which starts no line)."""
+    lines = text.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        return lines[:-1], True
+    return lines, False
 
-    The padding around `old` comes off `new` as far as `new` carries it. When `old` had
-    leading whitespace and the core begins its line's text, the line's indent is part of the
-    region and `new` is re-indented from the model's indent to the file's.
-    """
+
+def _whole_lines_removed(index: FileIndex, start: int, end: int) -> Match:
+    """A relaxed match of whole lines [start, end) with an empty `new`: the lines go with their
+    line break (the one after them, or before them at the end of a file without a final one)."""
     text = index.text
-    pad_before = old[: len(old) - len(old.lstrip())]
-    pad_after = old[len(old.rstrip()):]
-    cut = pad_before.rfind("\n") + 1
-    pad_nl, pad_ind = pad_before[:cut], pad_before[cut:]
-    body = new[new.rfind("\n", 0, _common_prefix(pad_nl, new)) + 1:]
-    tail = _common_prefix(pad_after[::-1], body[::-1])
-    body = body[: len(body) - tail]
-    line_start = text.rfind("\n", 0, start) + 1
-    file_ind = text[line_start:start]
-    if not pad_before or file_ind.strip():
-        return Match(start, end, body.removeprefix(pad_ind), True)
-    lines = body.split("\n")
-    if not leading_ws(lines[0]):
-        lines[0] = pad_ind + lines[0]
-    src = model_unit(detect_unit([*(pad_ind + old.strip()).split("\n"), *lines]), pad_ind)
-    dst = file_unit(index.unit_near(index.line_no(start) - 1), file_ind, src)
-    return Match(line_start, end, "\n".join(reindent(lines, pad_ind, src, file_ind, dst)), True)
+    if end < len(text):
+        return Match(start, end + 1, "", True)
+    return Match(max(0, start - 1), end, "", True)
 
 
-def _indent_new(index: FileIndex, old_body: list[str], first: int, new: str, lead: int, trail: int) -> str:
-    """Build the pass-3 replacement for the file lines [first, first+len(old_body)).
+def _placed(index: FileIndex, path: str, n: int, region: Region, first: int, new: str,
+            start: int, end: int) -> Match | str:
+    """The match of file lines from 0-based `first`, [start, end), with `new` put in the file's frame."""
+    lines, newline = _lines(new)
+    placed = place(region, lines)
+    if placed is None:
+        return _two_frames(path, n, first, len(region.file))
+    line_end = index.line_end(end)
+    if not newline and not index.text[end:line_end].strip(" \t\r"):
+        end = line_end - index.text[end:line_end].endswith("\r")  # the line's trailing whitespace is replaced too
+    return Match(start, end, "\n".join(placed) + ("\n" if newline else ""), True)
 
-    Blank lines `new` carries at its ends come off, as many as `old` had (`lead`, `trail`).
-    `new` is re-indented when any matched line's indent differs from the file's.
-    """
+
+def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> Match | str:
+    """Pass 1 found `old` at `p`. A line break at an edge of `old` that a non-empty `new` does not
+    carry stays in the file (no two lines are joined by accident); when `old` began inside or
+    after its first line's indentation, `new` is put in the file's frame."""
+    q = p + len(old)
+    if new and old.startswith("\n") and not new.startswith("\n") and len(old) > 1:
+        p, old = p + 1, old[1:]
+    elif not new and old.startswith("\n") and old.endswith("\n") and len(old) > 1:
+        p, old = p + 1, old[1:]  # deleting "\nX\n" would join the lines around X: one line break stays
+    if new and old.endswith("\n") and not new.endswith("\n") and len(old) > 1:
+        q, old = q - 1, old[:-1]
+    start = index.line_start(p)
+    inside = p > start and not index.text[start:p].strip(" \t")  # old began inside or after the indentation
+    if not new and inside and (old.endswith("\n") or q == index.line_end(q)):
+        return Match(start, q, "", False)  # the lines go whole, not the text after part of their indentation
+    if not inside or ("\n" not in new and new[:1] not in (" ", "\t")):
+        return Match(p, q, new, False)
+    model, _ = _lines(old)
+    first = index.line_of(p)
+    region = Region(model, index.file_lines(first, len(model)), index.unit_near(first),
+                    content_start=not leading_ws(old))
+    found = _placed(index, path, n, region, first, new, start, q)
+    return found if isinstance(found, str) else Match(found.start, found.end, found.new, False)
+
+
+def _edges(index: FileIndex, path: str, n: int, old: str, new: str) -> Match | str | None:
+    """Pass 2: `old` without the whitespace around it, which the file must also have only
+    whitespace around, up to the line's edge; the same padding comes off `new`."""
+    text = index.text
+    core = old.strip(EDGE_WS)
+    if not core or core == old:
+        return None
+    before = old[: old.index(core)]
+    after = old[len(before) + len(core):]
+    found = [p for p in find_all(text, core)
+             if (not before or p == index.content_start(p)) and (not after or p + len(core) == index.content_end(p + len(core)))]
+    if len(found) > 1:
+        return _ambiguous(path, n, [index.line_no(p) for p in found])
+    if not found:
+        return None
+    p, q = found[0], found[0] + len(core)
+    if after:  # old's trailing padding stands for the rest of the line: it is replaced too
+        q = index.line_end(q) - text[q: index.line_end(q)].endswith("\r")
+    body = _unpadded(new, before, after)
+    start = index.line_start(p)
+    whole = start == p or not text[start:p].strip(" \t")
+    if not body:
+        ends_line = not text[q: index.line_end(q)].strip(" \t\r")
+        return _whole_lines_removed(index, start, index.line_end(q)) if whole and ends_line else Match(p, q, "", True)
+    if not whole:
+        return Match(p, q, body, True)
+    pad = before[before.rfind("\n") + 1:]
+    model = (pad + core).split("\n")
+    first = index.line_of(p)
+    file_ind = leading_ws(index.lines[first])
+    region = Region(model, index.file_lines(first, len(model)), index.unit_near(first),
+                    content_start=not pad and bool(file_ind))
+    if not body.startswith((" ", "\t")) and "\n" not in body and not pad:
+        return Match(p, q, body, True)
+    return _placed(index, path, n, region, first, body, start, q)
+
+
+def _unpadded(new: str, before: str, after: str) -> str:
+    """`new` without the padding it shares with old's: the leading newlines and the trailing
+    whitespace (a `new` that deliberately adds blank lines keeps the ones beyond old's)."""
+    nl = before[: before.rfind("\n") + 1]
+    k = 0
+    while k < min(len(nl), len(new)) and nl[k] == new[k]:
+        k += 1
+    body = new[new.rfind("\n", 0, k) + 1:]
+    tail = 0
+    while tail < min(len(after), len(body)) and after[-1 - tail] == body[-1 - tail]:
+        tail += 1
+    return body[: len(body) - tail]
+
+
+def _indent(index: FileIndex, path: str, n: int, old: str, new: str) -> Match | str | None:
+    """Pass 3: whole lines equal to old's once spaces and tabs around each are ignored."""
+    body, lead, trail = body_lines(old)
+    if len(body) < 2:
+        return None
+    wanted = [stripped(line) for line in body]
+    k = len(body)
+    found = [i for i in index.by_stripped.get(wanted[0], ()) if index.stripped[i:i + k] == wanted]
+    if len(found) > 1:
+        return _ambiguous(path, n, [i + 1 for i in found])
+    if not found:
+        return None
+    i = found[0]
+    start = index.starts[i]
+    end = index.starts[i + k - 1] + len(index.lines[i + k - 1].rstrip("\r"))
     lines = new.split("\n")
-    k = 0
-    while k < lead and k < len(lines) - 1 and not lines[k].strip():
-        k += 1
-    lines = lines[k:]
-    k = 0
-    while k < trail and k < len(lines) - 1 and not lines[-1 - k].strip():
-        k += 1
-    lines = lines[: len(lines) - k]
-    file_lines = index.lines[first: first + len(old_body)]
-    if all(leading_ws(o) == leading_ws(f) for o, f in zip(old_body, file_lines) if o.strip()):
-        return "\n".join(lines)
-    src_base, dst_base = leading_ws(old_body[0]), leading_ws(file_lines[0])
-    src = model_unit(detect_unit([*old_body, *lines]), src_base)
-    dst = file_unit(index.unit_near(first), dst_base, src)
-    return "\n".join(reindent(lines, src_base, src, dst_base, dst))
-
-
-def closest_region(index: FileIndex, old: str) -> tuple[int, int] | None:
-    """Return the 0-based file lines [a, b) that come closest to `old` (str), or None.
-
-    Each window of the file as tall as `old` scores the stripped lines equal to `old`'s at
-    the same position; the best (earliest on ties) is offered only when at least half of
-    `old`'s non-blank lines line up (mm-tools.md §edit_file). Cost: one pass over the file
-    to index its lines, then one step per occurrence of each of `old`'s lines.
-    """
-    body, _, _ = body_lines(old)
-    wanted = [(j, line.strip()) for j, line in enumerate(body) if line.strip()]
-    if len(wanted) < 2:
-        return None
-    scores: Counter[int] = Counter()
-    for j, s in wanted:
-        for i in index.by_stripped.get(s, ()):
-            scores[i - j] += 1
-    if not scores:
-        return None
-    best = max(scores.values())
-    if best * 2 < len(wanted):
-        return None
-    start = min(s for s, c in scores.items() if c == best)
-    return max(0, start), min(len(index.lines), start + len(body))
-
-
-def not_found(index: FileIndex, path: str, n: int, old: str) -> str:
-    """The refusal for edit `n` whose `old` matched nowhere: `old` quoted, then the closest
-    region of the file with real line numbers when one lines up (mm-tools.md §edit_file)."""
-    quoted = old[:-1].split("\n") if old.endswith("\n") else old.split("\n")
-    rows = [NOT_FOUND.format(path=path, n=n)]
-    rows += [QUOTE.format(line=line) for line in quoted[:MAX_QUOTED]]
-    if len(quoted) > MAX_QUOTED:
-        rows.append(QUOTE_MORE.format(count=len(quoted) - MAX_QUOTED))
-    region = closest_region(index, old)
-    if region is None:
-        rows.append(NO_CLOSE)
-        return "\n".join(rows)
-    a, b = region
-    width = len(str(b))
-    rows.append(CLOSEST)
-    rows += [EXCERPT.format(num=i + 1, width=width, line=index.lines[i]) for i in range(a, b)]
-    return "\n".join(rows)
+    cut = 0
+    while cut < lead and cut < len(lines) - 1 and blank(lines[cut]):
+        cut += 1
+    lines = lines[cut:]
+    cut = 0
+    while cut < trail and cut < len(lines) - 1 and blank(lines[-1 - cut]):
+        cut += 1
+    lines = lines[: len(lines) - cut]
+    pad = body[-1][len(body[-1].rstrip(" \t\r")):]
+    if pad and lines[-1].endswith(pad):  # whitespace ending old is padding, as in the edges pass
+        lines[-1] = lines[-1][: -len(pad)]
+    if lines == [""]:
+        return _whole_lines_removed(index, start, end)
+    region = Region(body, index.file_lines(i, k), index.unit_near(i))
+    return _placed(index, path, n, region, i, "\n".join(lines), start, end)
 
 
 def locate(index: FileIndex, path: str, n: int, old: str, new: str) -> Match | str:
     """Find edit `n` (1-based int) of `path` (str, as the model wrote it) in the file.
 
     `old` and `new` (str) use LF line endings. Returns the Match, or the refusal text
-    (ambiguous or not found) for this edit. Rule source: mm-tools.md §edit_file.
+    (ambiguous, not found, or new's frame undecidable) for this edit. Rule source:
+    mm-tools.md §edit_file, How `old` is matched.
     """
-    text = index.text
-    found = find_all(text, old)
-    if found:
-        if len(found) > 1:
-            skip = len(old) - len(old.lstrip())
-            return _ambiguous(path, n, [index.line_no(p + skip) for p in found])
-        return Match(found[0], found[0] + len(old), new, False)
+    found = find_all(index.text, old)
+    if len(found) > 1:
+        skip = len(old) - len(old.lstrip(EDGE_WS))
+        return _ambiguous(path, n, [index.line_no(p + skip) for p in found])
+    hit = _exact(index, path, n, old, new, found[0]) if found else _edges(index, path, n, old, new)
+    if hit is None:
+        hit = _indent(index, path, n, old, new)
+    if hit is None:
+        return not_found(index, path, n, old)
+    if isinstance(hit, Match):
+        foreign = _foreign_space(hit.new, index.text[hit.start:hit.end])
+        if foreign is not None:
+            line, char = foreign
+            return FOREIGN_SPACE.format(path=path, n=n, line=line, code=ord(char),
+                                        name=unicodedata.name(char, "a Unicode space").lower())
+    return hit
 
-    core = old.strip()
-    if core and core != old:
-        need_before, need_after = old[0].isspace(), old[-1].isspace()
-        found = [
-            p for p in find_all(text, core)
-            if (not need_before or p == 0 or text[p - 1].isspace())
-            and (not need_after or p + len(core) == len(text) or text[p + len(core)].isspace())
-        ]
-        if len(found) > 1:
-            return _ambiguous(path, n, [index.line_no(p) for p in found])
-        if found:
-            return _edges_new(index, old, new, found[0], found[0] + len(core))
 
-    body, lead, trail = body_lines(old)
-    if len(body) >= 2:
-        wanted = [line.strip() for line in body]
-        stripped, k = index.stripped, len(body)
-        head = wanted[0]
-        found = [
-            i for i, s in enumerate(stripped)
-            if s == head and i + k <= len(stripped) and stripped[i:i + k] == wanted
-        ]
-        if len(found) > 1:
-            return _ambiguous(path, n, [i + 1 for i in found])
-        if found:
-            i = found[0]
-            last = index.lines[i + k - 1]
-            end = index.starts[i + k - 1] + len(last) - last.endswith("\r")
-            return Match(index.starts[i], end, _indent_new(index, body, i, new, lead, trail), True)
-
-    return not_found(index, path, n, old)
+def _foreign_space(new: str, replaced: str) -> tuple[int, str] | None:
+    """The first (line number, character) of `new` whose indentation holds a space other than
+    ASCII space and tab that the `replaced` text does not hold itself (issue 9, point 3)."""
+    for k, line in enumerate(new.split("\n"), 1):
+        for char in line:
+            if char in " \t":
+                continue
+            if not (char.isspace() or unicodedata.category(char) in ("Zs", "Cf")):
+                break
+            if char not in replaced:
+                return k, char
+    return None

@@ -8,6 +8,7 @@ import asyncio
 from typing import Any
 
 from mm.tools.base import Param, ToolContext, ToolResult
+from mm.tools.edit.args import NEW_ALIASES, OLD_ALIASES
 
 DESCRIPTION = (
     "Change an existing file by replacing text. Each edit has `old`, text copied exactly from the "
@@ -24,10 +25,6 @@ EDIT_ITEM = {
     },
     "required": ["old", "new"],
 }
-
-
-OLD_ALIASES = ("old", "old_string", "old_str")
-NEW_ALIASES = ("new", "new_string", "new_str")
 
 
 class EditFile:
