@@ -5,6 +5,7 @@ the model chose to say (notes/local-model.md §5: not even temperature 0 is repr
 """
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -48,7 +49,8 @@ def test_mm_p_answers_on_the_embedded_engine_and_leaves_nothing(tmp_path):
     assert proc.stdout.strip() or "🛠️" in proc.stderr or "📝" in proc.stderr, proc.stderr
     assert proc.returncode in (0, 1), proc.stderr
     time.sleep(0.5)
-    assert pids_matching("mm.llm.embedded_child") == []
+    # this checkout's interpreter only: other checkouts on the machine run their own embedded children
+    assert pids_matching(re.escape(sys.executable) + " -m mm.llm.embedded_child") == []
 
 
 def alive(pid: int) -> bool:

@@ -455,7 +455,7 @@ def test_parse_arguments(raw, parsed):
     ("[1, 2]", "array"),
     ("42", "number"),
     ("list the files", "neither JSON"),
-    ('{"a": 1} {"b": 2}', "line 1"),
+    ('{"a": 1} {"b": 2}', "they hold 2 objects"),
     ('{"a" 1}', "line 1, column 6"),
 ])
 def test_parse_arguments_errors(raw, words):

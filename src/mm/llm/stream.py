@@ -150,7 +150,8 @@ class StreamAssembler:
 
     def finish(self) -> AssistantMessage:
         """The assembled message: calls parsed, ids made unique, text calls taken out of the
-        content when the server sent no structured call, usage from `usage` or `timings`."""
+        content when the server sent no structured call, usage from `usage` or `timings`. After
+        finish_reason "length", the arguments the text ends inside are refused, never completed."""
         calls = [c for c in self._calls if c.name or c.raw.strip() or c.obj is not None]
         if not calls and self._legacy is not None and self._legacy.name:
             self._legacy.name = self._legacy.name.rstrip(":")
@@ -163,17 +164,18 @@ class StreamAssembler:
             timings=self.timings,
         )
         seen: set[str] = set()
-        for call in calls:
+        cut = self.finish_reason == "length"  # stopped on the token limit: the last call may be cut
+        for n, call in enumerate(calls, 1):
             call_id = call.id if call.id and call.id not in seen else new_call_id()
             seen.add(call_id)
             if not call.name:
                 message.tool_calls.append(ToolCall(call_id, "", None, call.raw, NO_TOOL_NAME))
                 continue
             parsed, error = parse_arguments(call.obj if call.obj is not None else call.raw,
-                                            self._types.get(call.name))
+                                            self._types.get(call.name), cut and n == len(calls))
             message.tool_calls.append(ToolCall(call_id, call.name, parsed, call.raw, error))
         if not message.tool_calls and self._types and message.content:
-            found = extract_text_calls(message.content, self._types)
+            found = extract_text_calls(message.content, self._types, cut)
             message.content, message.tool_calls, message.unknown_calls = found.content, found.calls, found.unknown
         return message
 

@@ -18,19 +18,22 @@ import string
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping
 
-from mm.llm.args import parse_arguments, parse_xml_parameters
+from mm.llm.args import CUT_OFF, parse_arguments, xml_arguments
+from mm.llm.relaxed import BraceScanner
+from mm.llm.xmlargs import ParamScanner
 from mm.llm.types import ToolCall
 
 TOOL_CALL_OPEN, TOOL_CALL_CLOSE = "<tool_call>", "</tool_call>"
 FUNC_OPEN, FUNC_CLOSE = "<function=", "</function>"
 NO_ARGUMENTS_FOUND = "the call written in the text has no readable arguments"
+BEFORE_CALL_CLOSE = "before the call's closing tag"
 
 _NAME = re.compile(r"[A-Za-z_][\w.\-]{0,63}")
 _NAME_IN_BROKEN_JSON = re.compile(r'"name"\s*:\s*"([A-Za-z_][\w.\-]{0,63})"')
 _LINE_BRACE = re.compile(r"(?:^|(?<=\n))[ \t]*\{")
 _FIRST_KEY = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)("?))?')
 _CALL_KEYS = {"name", "arguments", "parameters", "function", "type", "id"}
-_OUT_OF_STRING, _IN_STRING = re.compile(r'["{}]'), re.compile(r'["\\]')
+_BLANKS = re.compile(r"[ \t\r\n]*")
 _FENCE_BEFORE = re.compile(r"(?:^|\n)[ \t]*```[\w-]*[ \t]*\n[ \t]*\Z")
 _FENCE_AFTER = re.compile(r"[ \t]*\n?[ \t]*```[ \t]*(?:\n|\Z)")
 _ID_CHARS = string.ascii_letters + string.digits
@@ -51,6 +54,8 @@ class TextCall:
     arguments: Any
     explicit: bool  # written with a tag, not as a bare object
     error: str | None = None
+    closed: bool = True  # its closing tag or brace came before the end of the text
+    json_text: str = ""  # the JSON text it was read from (tag, JSON body and bare forms)
 
 
 @dataclass
@@ -68,86 +73,110 @@ class _Pending:
     def __init__(self, kind: str, start: int):
         self.kind, self.start = kind, start
         self.search_from = start
-        self.depth, self.in_string, self.checked_key = 0, False, False
+        self.checked_key = False
+        self.braces = BraceScanner(start)
+        self.func_at: int | None = start if kind == "func" else None  # where `<function=` is
+        self.json_body = False  # a `<tool_call>` holding JSON, not `<function=…>`
+        self.name, self.body_at = "", 0
+        self.params: ParamScanner | None = None
 
     def resolve(self, text: str, final: bool) -> tuple[str, int, TextCall | None]:
         """("more", 0, None) while undecided; else ("call"|"text", end, call)."""
         if self.kind == "brace":
             return self._brace(text, final)
-        close_tag = TOOL_CALL_CLOSE if self.kind == "tag" else FUNC_CLOSE
-        if self.kind == "func":
-            head = text[self.start + len(FUNC_OPEN):self.start + len(FUNC_OPEN) + 65]
-            if ">" in head and not _NAME.fullmatch(head.split(">", 1)[0]) or len(head) == 65 and ">" not in head:
-                return "text", self.start + 1, None
-        close = text.find(close_tag, self.search_from)
+        if self.kind == "tag" and self.func_at is None and not self.json_body:
+            body = _skip_blanks(text, self.start + len(TOOL_CALL_OPEN))
+            head = text[body:body + len(FUNC_OPEN)]
+            if head == FUNC_OPEN:
+                self.func_at = body
+            elif not final and body + len(head) == len(text) and FUNC_OPEN.startswith(head):
+                return _MORE
+            else:
+                self.json_body = True
+        if self.json_body:
+            return self._tag_json(text, final)
+        return self._function(text, final)
+
+    def _tag_json(self, text: str, final: bool) -> tuple[str, int, TextCall | None]:
+        close = text.find(TOOL_CALL_CLOSE, self.search_from)
         if close == -1:
             if not final:
-                self.search_from = max(self.start, len(text) - len(close_tag) + 1)
-                return "more", 0, None
+                self.search_from = max(self.start, len(text) - len(TOOL_CALL_CLOSE) + 1)
+                return _MORE
             close = end = len(text)
         else:
-            end = close + len(close_tag)
-        if self.kind == "tag":
-            call = _parse_tag_body(text[self.start + len(TOOL_CALL_OPEN):close])
-        else:
-            call = _parse_function(text[self.start:close])
+            end = close + len(TOOL_CALL_CLOSE)
+        body = text[self.start + len(TOOL_CALL_OPEN):close]
+        call = _parse_tag_body(body)
         if call is None:
-            return "text", end if self.kind == "tag" else self.start + 1, None
-        return "call", end, TextCall(self.start, end, call[0], call[1], True, call[2])
+            return "text", end, None
+        return "call", end, TextCall(self.start, end, call[0], call[1], True, call[2], end > close, body)
+
+    def _function(self, text: str, final: bool) -> tuple[str, int, TextCall | None]:
+        """`<function=name>` at self.func_at: parameters (or a JSON body) up to the closing tag."""
+        at = self.func_at
+        assert at is not None
+        if self.params is None:
+            head = text[at + len(FUNC_OPEN):at + len(FUNC_OPEN) + 65]
+            gt = head.find(">")
+            if gt == -1 and not final and len(head) < 65:
+                return _MORE
+            if gt == -1 or not _NAME.fullmatch(head[:gt]):
+                return self._not_a_function(text, final)
+            self.name, self.body_at = head[:gt], at + len(FUNC_OPEN) + gt + 1
+            self.params = ParamScanner(self.body_at)
+        end = self.params.advance(text, final)
+        if end is None:
+            return _MORE
+        span_end, closed = end, end < len(text)
+        if text.startswith(FUNC_CLOSE, span_end):
+            span_end += len(FUNC_CLOSE)
+        at_tag = _skip_blanks(text, span_end)  # `</tool_call>` closing the wrapper, or left after a bare `<function=`
+        piece = text[at_tag:at_tag + len(TOOL_CALL_CLOSE)]
+        if piece == TOOL_CALL_CLOSE:
+            span_end = at_tag + len(TOOL_CALL_CLOSE)
+        elif not final and closed and at_tag + len(piece) == len(text) and TOOL_CALL_CLOSE.startswith(piece):
+            return _MORE
+        inner = text[self.body_at:end]
+        if inner.lstrip().startswith("{"):
+            return "call", span_end, TextCall(self.start, span_end, self.name, inner.strip(), True, None, closed,
+                                              inner.strip())
+        return "call", span_end, TextCall(self.start, span_end, self.name, ("xml", self.params.params, inner),
+                                          True, None, closed)
+
+    def _not_a_function(self, text: str, final: bool) -> tuple[str, int, TextCall | None]:
+        if self.kind == "func":
+            return "text", self.start + 1, None
+        self.json_body = True  # `<tool_call><function=bad name…`: read as a tag body
+        return self._tag_json(text, final)
 
     def _brace(self, text: str, final: bool) -> tuple[str, int, TextCall | None]:
         if not self.checked_key:
             m = _FIRST_KEY.match(text, self.start + 1)
             if m.end() == len(text) and not final:
-                return "more", 0, None
+                return _MORE
             if m.group(1) is None or (m.group(2) and m.group(1) not in _CALL_KEYS):
                 return "text", self.start + 1, None
             if not m.group(2) and not final:
-                return "more", 0, None
+                return _MORE
             self.checked_key = True
-        end = self._scan(text)
+        end = self.braces.end(text)
         if end is None and not final:
-            return "more", 0, None
+            return _MORE
         span_end = end if end is not None else len(text)
         obj, _ = parse_arguments(text[self.start:span_end])
         call = _as_call(obj)
         if call is None:
             return "text", span_end if end is not None else self.start + 1, None
-        return "call", span_end, TextCall(self.start, span_end, call[0], call[1], False)
+        return "call", span_end, TextCall(self.start, span_end, call[0], call[1], False, None, end is not None,
+                                          text[self.start:span_end])
 
-    def _scan(self, text: str) -> int | None:
-        """Advance the string-aware brace count; the end of the object once balanced."""
-        i = self.search_from
-        while True:
-            if self.in_string:
-                m = _IN_STRING.search(text, i)
-                if m is None:
-                    i = len(text)
-                    break
-                if m.group() == "\\":
-                    if m.end() >= len(text):
-                        i = m.start()
-                        break
-                    i = m.end() + 1
-                    continue
-                self.in_string, i = False, m.end()
-                continue
-            m = _OUT_OF_STRING.search(text, i)
-            if m is None:
-                i = len(text)
-                break
-            i = m.end()
-            if m.group() == '"':
-                self.in_string = True
-            elif m.group() == "{":
-                self.depth += 1
-            else:
-                self.depth -= 1
-                if self.depth == 0:
-                    self.search_from = i
-                    return i
-        self.search_from = i
-        return None
+
+_MORE: tuple[str, int, None] = ("more", 0, None)
+
+
+def _skip_blanks(text: str, pos: int) -> int:
+    return _BLANKS.match(text, pos).end()
 
 
 def _as_call(obj: Any, explicit: bool = False) -> tuple[str, Any] | None:
@@ -166,10 +195,8 @@ def _as_call(obj: Any, explicit: bool = False) -> tuple[str, Any] | None:
 
 
 def _parse_tag_body(body: str) -> tuple[str, Any, str | None] | None:
+    """The (name, arguments, error) of a `<tool_call>` holding JSON; None when it holds no call."""
     body = body.strip()
-    if body.startswith(FUNC_OPEN):
-        end = body.find(FUNC_CLOSE)
-        return _parse_function(body if end == -1 else body[:end])
     obj, error = parse_arguments(body)
     call = _as_call(obj, explicit=True)
     if call is not None:
@@ -178,17 +205,6 @@ def _parse_tag_body(body: str) -> tuple[str, Any, str | None] | None:
     if m is None:
         return None
     return m.group(1), None, error or NO_ARGUMENTS_FOUND
-
-
-def _parse_function(block: str) -> tuple[str, Any, str | None] | None:
-    """`<function=name>` + parameters or a JSON object (the closing tag already cut off)."""
-    head, sep, inner = block[len(FUNC_OPEN):].partition(">")
-    if not sep or not _NAME.fullmatch(head.strip()):
-        return None
-    inner = inner.strip()
-    if inner.startswith("{"):
-        return head.strip(), inner, None
-    return head.strip(), ("xml", inner), None
 
 
 def find_text_calls(text: str) -> list[TextCall]:
@@ -217,10 +233,12 @@ def _next_candidate(text: str, pos: int) -> tuple[int | None, str]:
     return min(found) if found else (None, "")
 
 
-def extract_text_calls(content: str, declared: Mapping[str, Mapping[str, str]] | Iterable[str]) -> Extracted:
+def extract_text_calls(content: str, declared: Mapping[str, Mapping[str, str]] | Iterable[str],
+                       cut: bool = False) -> Extracted:
     """Take the calls naming declared tools out of `content` (stream-13/14/15/16).
 
     declared: tool names, or name -> {parameter -> JSON type} (args.tool_param_types).
+    cut: the generation stopped on its token limit, so a call the content ends inside is refused.
     Returns the remaining text (stripped when a call was taken out), the ToolCalls with made-up
     ids, and (name, text) of well-formed calls naming undeclared tools, which stay in the text.
     """
@@ -234,7 +252,7 @@ def extract_text_calls(content: str, declared: Mapping[str, Mapping[str, str]] |
             if found.explicit or whole:
                 out.unknown.append((found.name, raw))
             continue
-        out.calls.append(_to_tool_call(found, types[found.name]))
+        out.calls.append(_to_tool_call(found, types[found.name], cut))
         start, end = (found.start, found.end) if found.explicit else _strip_fence(content, found.start, found.end)
         pieces.append(content[pos:start])
         pos = end
@@ -257,16 +275,22 @@ def _strip_fence(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _to_tool_call(found: TextCall, types: Mapping[str, str]) -> ToolCall:
-    args = found.arguments
-    if isinstance(args, tuple):  # ("xml", inner) from the Qwen form
-        parsed, error, raw = parse_xml_parameters(args[1], dict(types)), None, args[1]
+def _to_tool_call(found: TextCall, types: Mapping[str, str], cut: bool) -> ToolCall:
+    """The ToolCall of a call found in the text; with `cut`, one the text ends inside is refused."""
+    args, cut = found.arguments, cut and not found.closed
+    if isinstance(args, tuple):  # ("xml", parameters, text) from the Qwen form
+        parsed, error = xml_arguments(args[1], dict(types), cut)
+        if error is None and cut:
+            parsed, error = None, CUT_OFF.format(where=BEFORE_CALL_CLOSE)
+        raw = args[2]
     elif found.error is not None:
         parsed, error, raw = None, found.error, ""
     else:
-        parsed, error = parse_arguments(args, dict(types))
+        parsed, error = parse_arguments(found.json_text, cut=True) if cut and found.json_text else (None, None)
+        if error is None:
+            parsed, error = parse_arguments(args, dict(types))
         raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
-    return ToolCall(new_call_id(), found.name, parsed, raw, error)
+    return ToolCall(new_call_id(), found.name, parsed if error is None else None, raw, error)
 
 
 class TextCallFilter:
