@@ -157,19 +157,8 @@ async def test_no_note_without_a_file_tool(scripted_server, tmp_path):
     assert len(scripted_server.requests) == 1
 
 
-TWO_HUNKS = """```diff
---- a/calc.py
-+++ b/calc.py
-@@ -1,2 +1,2 @@
- def add(a, b):
--    return a - b
-+    return a + b
-@@ -5,2 +5,2 @@
- def mul(a, b):
--    return a * b
-+    return a * b * 1
-```
-"""
+MUL_HUNK = "@@ -5,2 +5,2 @@\n def mul(a, b):\n-    return a * b\n+    return a * b * 1\n"
+TWO_HUNKS = DIFF.replace("+    return a + b\n", "+    return a + b\n" + MUL_HUNK)
 
 
 @pytest.mark.parametrize("applied, noted", [(0, True), (1, True), (2, False)])
