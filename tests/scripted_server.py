@@ -110,10 +110,12 @@ class ScriptedServer:
         self.add_sse(chunks + _tail(usage), delay=delay)
 
     def add_tool_calls(self, calls: list[dict], content: str = "", usage: tuple[int, int] | None = (10, 5),
-                       delay: float = 0.0) -> None:
+                       delay: float = 0.0, reasoning: str | None = None) -> None:
         """Streamed calls, llama-server style: `{"name", "arguments": dict or raw str, "id"?}` each
-        (an explicit "id": "" sends an empty id); the id and name come once, arguments in pieces."""
+        (an explicit "id": "" sends an empty id); the id and name come once, arguments in pieces.
+        `reasoning` comes first, as `reasoning_content` deltas."""
         chunks = [_chunk({"role": "assistant", "content": None})]
+        chunks += [_chunk({"reasoning_content": p}) for p in _pieces(reasoning or "")]
         chunks += [_chunk({"content": p}) for p in _pieces(content)]
         for i, call in enumerate(calls):
             args = call.get("arguments", {})

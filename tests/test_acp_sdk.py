@@ -37,6 +37,7 @@ from acp.schema import (AcceptElicitationResponse, AllowedOutcome, CancelElicita
 STEP = 30.0  # seconds any single step may take before the test gives up (a hang, not a measure)
 SUMMARY_WRAPPER = "[Summary of the earlier conversation — older turns were compacted to save context]"
 SUMMARY_ACK = "Understood: I have the summary of our earlier conversation and will continue from it."
+PROMPTS_HEADER = "[The user's requests in the compacted part, word for word, oldest first]"
 DECLINED = "[the user declined to answer: do not ask the same thing again; go on without it or stop]"
 CANCELLED = "[the question was cancelled before the user answered]"
 NOBODY = "[the user cannot be asked in this mode: make a reasonable assumption, say which, and go on]"
@@ -587,7 +588,8 @@ async def test_load_session_replays_what_a_live_session_did(cwd, scripted_server
         sent = srv.requests[-1]["messages"]
         assert sent[0] == {"role": "system", "content": "You are the NEW prompt."}
         assert [(m["role"], m.get("content")) for m in sent[1:3]] == [
-            ("user", f"{SUMMARY_WRAPPER}\nThe user asked a first question and got a first answer."),
+            ("user", f"{SUMMARY_WRAPPER}\nThe user asked a first question and got a first answer.\n\n"
+                     f"{PROMPTS_HEADER}\nUser: first"),  # the requests summarised, word for word
             ("assistant", SUMMARY_ACK)]
         assert sent[3:-2] == before_compact["messages"][3:], "the kept turn goes back to the model as it was"
         assert [(m["role"], m["content"]) for m in sent[-2:]] == [("assistant", "All done."), ("user", "third")]

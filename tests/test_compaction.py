@@ -6,7 +6,8 @@ import re
 from harness import RecordingUI, make_conversation
 from mm.config.schema import ContextConfig
 from mm.engine import compaction
-from mm.engine.compaction import CUT_MARKER, PINNED_ACK, SUMMARY_ACK, SUMMARY_SYSTEM, SUMMARY_WRAPPER
+from mm.engine.compaction import (CUT_MARKER, PINNED_ACK, PROMPTS_HEADER, SUMMARY_ACK, SUMMARY_SYSTEM,
+                                  SUMMARY_WRAPPER)
 from mm.engine.events import Compacted
 from mm.engine.tokens import count_text, estimate
 
@@ -42,11 +43,14 @@ async def test_compact_summarises_the_older_turns(scripted_server, tmp_path):
     n, kept, _ = COMPRESSED.match(line).groups()
     assert (int(n), int(kept)) == (8, 8)
     assert conv.history[0] == system
-    assert conv.history[1] == {"role": "user", "summary": True,
-                               "content": f"{SUMMARY_WRAPPER}\nThe user asked questions 1 and 2; ls was run."}
+    assert conv.history[1] == {"role": "user", "summary": True, "prompts": ["question 1", "question 2"],
+                               "content": f"{SUMMARY_WRAPPER}\nThe user asked questions 1 and 2; ls was run.\n\n"
+                                          f"{PROMPTS_HEADER}\nUser: question 1\n\nUser: question 2"}
     assert conv.history[2] == {"role": "assistant", "content": SUMMARY_ACK}
     assert conv.history[3:] == turn(3) + turn(4)
     assert compaction.summary_text(conv.history[1]) == "The user asked questions 1 and 2; ls was run."
+    assert compaction.summary_body(conv.history[1]) == (
+        f"The user asked questions 1 and 2; ls was run.\n\n{PROMPTS_HEADER}\nUser: question 1\n\nUser: question 2")
     (request,) = scripted_server.requests
     assert request["messages"][0] == {"role": "system", "content": SUMMARY_SYSTEM}
     assert "question 1" in request["messages"][1]["content"] and "answer 2" in request["messages"][1]["content"]
@@ -84,7 +88,7 @@ async def test_keep_zero_turns_summarises_everything_and_a_summary_is_folded_in(
     assert COMPRESSED.match(await conv.compact()).group(1, 2) == ("6", "0")
     assert "Notes of the conversation before:\nfirst notes" in scripted_server.requests[-1]["messages"][1]["content"]
     assert SUMMARY_ACK not in scripted_server.requests[-1]["messages"][1]["content"]
-    assert conv.history[1]["content"] == f"{SUMMARY_WRAPPER}\nsecond notes"
+    assert conv.history[1] == compaction.summary_messages("second notes", ["question 1", "question 2", "question 3"])[0]
 
 
 async def test_standing_instructions_are_never_summarised(scripted_server, tmp_path):
@@ -94,7 +98,7 @@ async def test_standing_instructions_are_never_summarised(scripted_server, tmp_p
     scripted_server.add_reply("notes")
     assert COMPRESSED.match(await conv.compact()).group(1, 2) == ("5", "5")
     assert conv.history[1:5] == [rule, {"role": "assistant", "content": PINNED_ACK},
-                                 *compaction.summary_messages("notes")]
+                                 *compaction.summary_messages("notes", ["question 2"])]
     assert "Always answer in French" not in scripted_server.requests[0]["messages"][1]["content"]
 
 
@@ -107,7 +111,7 @@ async def test_summary_and_pinned_keys_are_never_sent(scripted_server, tmp_path)
     assert conv.history[-2]["pinned"] is True
     sent = scripted_server.requests[-1]["messages"]
     assert all(set(m) <= {"role", "content", "tool_calls", "tool_call_id", "name"} for m in sent)
-    assert sent[1] == {"role": "user", "content": f"{SUMMARY_WRAPPER}\nnotes"}
+    assert sent[1] == {"role": "user", "content": compaction.summary_messages("notes", ["question 1", "question 2"])[0]["content"]}
 
 
 async def test_automatic_compaction_before_a_request(scripted_server, tmp_path):
@@ -124,7 +128,8 @@ async def test_automatic_compaction_before_a_request(scripted_server, tmp_path):
     assert COMPRESSED.match(event.line).group(1, 2) == ("12", "1")
     summary_request, turn_request = scripted_server.requests
     assert summary_request["messages"][0]["content"] == SUMMARY_SYSTEM
-    assert turn_request["messages"] == [system, {"role": "user", "content": f"{SUMMARY_WRAPPER}\nnotes of turns 1-3"},
+    summary = compaction.summary_messages("notes of turns 1-3", ["question 1", "question 2", "question 3"])[0]
+    assert turn_request["messages"] == [system, {"role": "user", "content": summary["content"]},
                                         {"role": "assistant", "content": SUMMARY_ACK},
                                         {"role": "user", "content": "next"}]
     assert conv.history[-1] == {"role": "assistant", "content": "Done."}

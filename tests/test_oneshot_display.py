@@ -61,7 +61,7 @@ def test_server_error_is_prefixed_and_empty_answer_is_said(scripted_server, tmp_
 
 
 def test_reader_that_leaves_early_stops_the_turn(scripted_server, tmp_path):
-    scripted_server.add_reply("word " * 20000)
+    scripted_server.add_reply("word " * 4 + "".join(f"word{i} " for i in range(20000)))  # not a runaway
     env = {k: v for k, v in os.environ.items() if not k.startswith("MM_")} | {"HOME": str(tmp_path)}
     mm = subprocess.Popen([sys.executable, "-m", "mm", "-p", "talk", "--base-url", scripted_server.base_url,
                            "--model", "m"], cwd=tmp_path, env=env, stdout=subprocess.PIPE,

@@ -8,13 +8,30 @@ acknowledgement), the `context:` settings (docs/configuration.md) and docs/engin
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
+from mm.config.schema import ContextConfig
 from mm.engine import tokens
-from mm.llm.types import LLMError, one_line
+from mm.engine.turns import is_prompt, split_turns
+from mm.llm.types import AssistantMessage, LLMError, Usage, one_line
 
-if TYPE_CHECKING:
-    from mm.engine.conversation import Conversation
+
+class Compactable(Protocol):
+    """What compaction needs of a conversation (mm.engine.conversation.Conversation)."""
+
+    history: list[dict]
+    context: ContextConfig
+    context_window: int | None
+    meter: tokens.TokenMeter
+    totals: Usage
+
+    def tools_text(self) -> str: ...
+
+    def used_tokens(self) -> int: ...
+
+    async def call_model(self, messages: list[dict], tools: list[dict], on_delta: Any = None,
+                         **options: Any) -> AssistantMessage: ...
+
 
 COMPRESSED = "🗜️ compressed {n} messages → 1 summary + {kept} kept ({tokens} tokens, {seconds:.1f}s)"
 NOTHING = "🗜️ nothing to compact: {n} message(s), no turn older than the last {k}"
@@ -30,61 +47,87 @@ SUMMARY_SYSTEM = (
     "You write the running notes of a coding session between a user and an AI assistant that "
     "uses tools. The notes replace the older part of the conversation, so keep everything needed "
     "to continue: the user's goals and requests, decisions made, files read or changed (with "
-    "paths), commands run and their outcomes, errors met, and what remains to do. Be factual and "
-    "dense; plain text or short bullet points; no preamble."
+    "paths), commands run and their outcomes, errors met, and what remains to do. Quote every "
+    "constraint and instruction the user gave word for word. Be factual and dense; plain text or "
+    "short bullet points; no preamble."
 )
+PROMPTS_HEADER = "[The user's requests in the compacted part, word for word, oldest first]"
+PROMPTS_LEFT_OUT = "[{n} longer request(s) left out: only the notes above keep them]"
+PROMPTS_KEY = "prompts"  # the summary message's list of the requests it keeps verbatim
 SUMMARY_REQUEST = "Write the notes (at most about {budget} tokens) for this conversation:\n\n{transcript}"
 TOOL_RESULT_CHARS = 2000  # a tool result longer than this is cut (head and tail) in the transcript
 MIN_CUT_TOKENS = 256  # a message cut to fit the window keeps at least this many tokens
 
 
-def is_note(message: dict) -> bool:
-    """True for mm's own user-role notes (`[mm: …`, docs/engine.md §Unknown tool): not a turn."""
-    content = message.get("content")
-    return isinstance(content, str) and content.startswith("[mm: ")
-
-
-def is_turn_start(message: dict) -> bool:
-    """True when `message` opens a turn: a user message that is a prompt or a summary, not a note."""
-    return message.get("role") == "user" and (bool(message.get("summary")) or not is_note(message))
-
-
-def split_turns(history: list[dict]) -> tuple[list[dict], list[list[dict]]]:
-    """The history as (head, turns): head = the messages before the first turn (the system
-    prompt), each turn = a user message and everything up to the next one."""
-    head: list[dict] = []
-    turns: list[list[dict]] = []
-    for message in history:
-        if is_turn_start(message):
-            turns.append([message])
-        elif turns:
-            turns[-1].append(message)
-        else:
-            head.append(message)
-    return head, turns
-
-
-def summary_text(message: dict) -> str:
-    """The notes of a summary message, without its wrapper line (for replay and search_memory)."""
+def summary_body(message: dict) -> str:
+    """A summary message's notes and the requests it keeps, without its wrapper line."""
     text = message.get("content") or ""
     return text[len(SUMMARY_WRAPPER) + 1:] if text.startswith(SUMMARY_WRAPPER + "\n") else text
 
 
-def summary_messages(notes: str) -> list[dict]:
-    """The two messages that stand for the summarised turns: the marked user-role summary, then
-    the assistant's acknowledgement."""
-    return [{"role": "user", "content": f"{SUMMARY_WRAPPER}\n{notes}", "summary": True},
-            {"role": "assistant", "content": SUMMARY_ACK}]
+def summary_text(message: dict) -> str:
+    """The notes of a summary message alone: without its wrapper line and the requests it keeps
+    (for the session/load replay, mm-acp.md §session/load replay)."""
+    return summary_body(message).partition(f"\n\n{PROMPTS_HEADER}\n")[0]
 
 
-async def compact(conversation: Conversation, force: bool) -> str:
+def summary_messages(notes: str, prompts: list[str] | None = None, left_out: int = 0) -> list[dict]:
+    """The two messages that stand for the summarised turns: the marked user-role summary (the
+    wrapper line, the notes, then the user's requests kept word for word, also listed under
+    PROMPTS_KEY for the next compaction), then the assistant's acknowledgement."""
+    summary: dict[str, Any] = {"role": "user", "content": f"{SUMMARY_WRAPPER}\n{notes}", "summary": True}
+    if prompts:
+        shown = [f"User: {p}" for p in prompts]
+        if left_out:
+            shown.insert(1, PROMPTS_LEFT_OUT.format(n=left_out))
+        summary["content"] += f"\n\n{PROMPTS_HEADER}\n" + "\n\n".join(shown)
+        summary[PROMPTS_KEY] = list(prompts)
+    return [summary, {"role": "assistant", "content": SUMMARY_ACK}]
+
+
+def compacted_prompts(messages: list[dict]) -> list[str]:
+    """The user's requests in `messages` (a part about to be summarised), oldest first: those an
+    earlier summary kept, and every prompt (not mm's notes, not standing instructions)."""
+    prompts: list[str] = []
+    for message in messages:
+        if message.get("summary"):
+            listed = message.get(PROMPTS_KEY)
+            prompts += [p for p in listed if isinstance(p, str)] if isinstance(listed, list) else []
+        elif is_prompt(message):
+            content = message.get("content")
+            prompts.append(content if isinstance(content, str) else " ".join(tokens.message_texts(message)))
+    return prompts
+
+
+def kept_prompts(prompts: list[str], budget: int) -> tuple[list[str], int]:
+    """The requests a summary keeps verbatim, oldest first, and how many were left out.
+
+    Rule (docs/engine.md §Context): the first one (the conversation's first request) always,
+    cut in the middle to `budget` tokens if larger; then the others newest first, each whole,
+    while they fit in what is left of `budget`; one that does not fit is left out.
+    """
+    if not prompts:
+        return [], 0
+    first = cut_to_tokens(prompts[0], budget)
+    room = budget - tokens.count_text(first)
+    kept: list[str] = []
+    for prompt in reversed(prompts[1:]):
+        size = tokens.count_text(prompt)
+        if size <= room:
+            kept.append(prompt)
+            room -= size
+    return [first] + kept[::-1], len(prompts) - 1 - len(kept)
+
+
+async def compact(conversation: Compactable, force: bool) -> str:
     """Compact `conversation.history` with its `context` settings; returns the line to show.
 
     force: True for `/compact` (threshold ignored, the last `keepLastTurns` turns kept). False
     for the automatic check before a request: returns "" while the history is under the
     threshold (or the window is unknown) or when nothing is older than the kept turns, and
     always keeps the turn in progress. On success the
-    history becomes head + standing instructions + summary + acknowledgement + kept turns and the
+    history becomes head + standing instructions + summary (the notes, then the user's requests of
+    the summarised part kept verbatim: kept_prompts) + acknowledgement + kept turns and the
     token measure is forgotten; on failure the history is unchanged. Raises nothing for model
     failures (they make the FAILED line); a cancelled turn's exception propagates.
     """
@@ -112,13 +155,14 @@ async def compact(conversation: Conversation, force: bool) -> str:
     carried = []
     for message in standing:
         carried += [message] + ([{"role": "assistant", "content": PINNED_ACK}] if message.get("role") == "user" else [])
-    history[:] = head + carried + summary_messages(notes) + kept_turns
+    prompts, left_out = kept_prompts(compacted_prompts(old), settings.summaryTokens)
+    history[:] = head + carried + summary_messages(notes, prompts, left_out) + kept_turns
     conversation.meter.forget()
     return COMPRESSED.format(n=len(old) - len(standing), kept=len(standing) + len(kept_turns),
                              tokens=conversation.used_tokens(), seconds=seconds)
 
 
-def over_threshold(conversation: Conversation) -> bool:
+def over_threshold(conversation: Compactable) -> bool:
     """True when the window is known and the history fills more than `threshold` of it."""
     window = conversation.context_window
     if not window:
@@ -130,7 +174,7 @@ def over_threshold(conversation: Conversation) -> bool:
     return conversation.used_tokens() > limit
 
 
-async def _summarise(conversation: Conversation, messages: list[dict]) -> str:
+async def _summarise(conversation: Compactable, messages: list[dict]) -> str:
     """The model's notes on `messages` (one request, no tools, max_tokens = summaryTokens)."""
     budget = conversation.context.summaryTokens
     transcript = render(messages)
@@ -153,7 +197,7 @@ def render(messages: list[dict]) -> str:
         role, text = message.get("role"), message.get("content") or ""
         text = text if isinstance(text, str) else " ".join(tokens.message_texts({"content": text}))
         if message.get("summary"):
-            lines.append(f"Notes of the conversation before:\n{summary_text(message)}")
+            lines.append(f"Notes of the conversation before:\n{summary_body(message)}")
         elif role == "user":
             lines.append(f"User: {text}")
         elif role == "tool":
@@ -181,7 +225,7 @@ def cut_to_tokens(text: str, limit: int) -> str:
     return cut_chars(text, int(len(text) * limit / size * 0.95))
 
 
-def cut_largest(conversation: Conversation, limit: int) -> str:
+def cut_largest(conversation: Compactable, limit: int) -> str:
     """Cut the largest messages (never the system prompt) until the history fits `limit` tokens.
 
     Each cut keeps the head and tail of the message's text around a marker line, at least

@@ -11,10 +11,12 @@ from mm.config.schema import ContextConfig
 from mm.engine import recap as recaps
 from mm.engine.events import (Compacted, Composing, Interaction, Recap, TextChunk, ThoughtChunk, TurnDone,
                               UsageReport)
-from mm.engine.loops import LoopDetector, RunawayError, check_runaway
+from mm.engine.loops import LoopDetector, with_note
+from mm.engine.runaway import REASONING, TEXT, AnswerRunaway, RepeatWatch, RunawayError, check_runaway, runaway_marker
 from mm.engine.tokens import TokenMeter
 from mm.engine.toolrun import Permissions, run_call
-from mm.llm.types import AssistantMessage, LLMError, StreamDelta, Usage, fix_surrogates
+from mm.engine.turns import current_turn_start
+from mm.llm.types import REASONING_KEY, AssistantMessage, LLMError, StreamDelta, Usage, fix_surrogates
 from mm.tools.base import Settings, ToolContext
 from mm.tools.registry import Registry
 
@@ -33,6 +35,8 @@ USAGE_TOTALS = "📊 session: {input} input · {output} output · {thought} thou
 USAGE_CONTEXT = "📊 context: {used} / {size} tokens ({percent}%)"
 USAGE_CONTEXT_UNKNOWN = "📊 context: {used} tokens (window size unknown)"
 WIRE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")  # what a message sends to the server
+# ... and REASONING_KEY for the turn in progress (docs/engine.md §Reasoning)
+EDIT_IN_TEXT_CALL = "edit_file"  # the loop detector's name for an edit written in an answer
 
 
 class ModelClient(Protocol):
@@ -105,6 +109,7 @@ class Conversation:
             done = TurnDone("cancelled", recap)
         if self.history and self.history[-1] is asked:  # no answer at all: the question is removed
             self.history.pop()  # (mm-acp.md §session/prompt, History), so no two questions follow each other
+        _forget_reasoning(self.history)
         if done.error and done.stop_reason == "error":
             self.errors.append({"where": "generation", "message": done.error})
         if self.on_turn_end is not None:
@@ -115,6 +120,7 @@ class Conversation:
     async def _loop(self, ui: Interaction, recap: Recap) -> TurnDone:
         ctx = ToolContext(cwd=self.cwd, settings=self.settings, cancelled=self._cancel, interaction=ui,
                           previous_answer=self._last_answer(), history=list(self.history))
+        edit_noted = False  # an edit written in the answer was pointed out (once per turn)
         for _ in range(self.max_turns):
             try:
                 message = await self._request(ui)
@@ -122,6 +128,10 @@ class Conversation:
                 if self._streamed.strip():  # what the user saw stays in the history (mm-acp.md §session/prompt)
                     self.history.append({"role": "assistant", "content": fix_surrogates(self._streamed)})
                 return TurnDone("cancelled", recap)
+            except AnswerRunaway as err:  # kept as a marker, not as kilobytes of repetition
+                kept = runaway_marker(err, self._streamed)
+                self.history.append({"role": "assistant", "content": fix_surrogates(kept)})
+                return TurnDone("error", recap, error=str(err))
             except (LLMError, RunawayError) as err:
                 return TurnDone("error", recap, error=str(err))
             _repair(message)
@@ -134,7 +144,14 @@ class Conversation:
                 note = UNKNOWN_TOOL_NOTE.format(name=name, names=", ".join(self.registry.names))
                 self.history.append({"role": "user", "content": note})
             if not message.tool_calls and not message.unknown_calls:
-                return TurnDone("end_turn", recap)
+                what = None if edit_noted else self._edit_in_text(message.content)
+                if what is None:
+                    return TurnDone("end_turn", recap)
+                edit_noted = True
+                stop = self._note_edit_in_text(message.content, what)
+                if stop:
+                    return TurnDone("error", recap, error=stop)
+                continue
             ctx.message_text = message.content
             for call in message.tool_calls:
                 outcome = await run_call(call, self.registry, ctx, ui, self.permissions, self.yolo, self.loops)
@@ -147,6 +164,27 @@ class Conversation:
                     self._answer_skipped(message, call.id, CANCELLED)
                     return TurnDone("cancelled", recap)
         return TurnDone("max_turn_requests", recap, error=MAX_TURNS_REACHED.format(n=self.max_turns))
+
+    def _edit_in_text(self, text: str) -> str | None:
+        """What edit the answer `text` holds instead of a tool call (mm.engine.textedit), None
+        when none, or when no file tool is declared to make it with."""
+        from mm.engine.textedit import EDIT_TOOLS, edit_in_text
+
+        if not any(name in self.registry.names for name in EDIT_TOOLS):
+            return None
+        return edit_in_text(text, self.cwd)
+
+    def _note_edit_in_text(self, answer: str, what: str) -> str | None:
+        """Answer an edit written in the text with EDIT_IN_TEXT_NOTE, recorded by the loop
+        detector as a call; returns the detector's stop error, or None when the turn goes on."""
+        from mm.engine.textedit import EDIT_IN_TEXT_NOTE
+
+        note = EDIT_IN_TEXT_NOTE.format(what=what)
+        verdict = self.loops.record(EDIT_IN_TEXT_CALL, {"answer": answer}, note, failed=True)
+        if verdict.action == "stop":
+            return verdict.text
+        self.history.append({"role": "user", "content": with_note(note, verdict)})
+        return None
 
     def _last_answer(self) -> str:
         """The conversation's last answer before the turn's prompt (save_answer saves it)."""
@@ -181,11 +219,14 @@ class Conversation:
         await self._fit(ui)
         shown: Any = None  # the TextCallFilter, made at the first text (start-up time)
         composing: set[int] = set()
+        watches = {"text": RepeatWatch(TEXT), "thought": RepeatWatch(REASONING)}
 
         self._streamed = ""  # the answer's text shown so far, kept when the request is cancelled
 
         def on_delta(delta: StreamDelta) -> None:
             nonlocal shown
+            if delta.kind in watches:
+                watches[delta.kind].feed(delta.text)
             if delta.kind == "text":
                 if shown is None:
                     from mm.llm.textcalls import TextCallFilter
@@ -211,14 +252,18 @@ class Conversation:
 
     async def call_model(self, messages: list[dict], tools: list[dict], on_delta: Any = None,
                          **options: Any) -> AssistantMessage:
-        """One model request for `messages` (keys other than WIRE_KEYS stripped), stopped by `cancel()`.
+        """One model request for `messages`, stopped by `cancel()`: each message is sent with its
+        WIRE_KEYS only, plus its REASONING_KEY when it belongs to the turn in progress
+        (docs/engine.md §Reasoning).
 
         options: request fields for this request only (max_tokens…). Raises LLMError, or
         _Cancelled when the conversation was cancelled.
         """
         from mm.tools.waiting import Cancelled, unless_cancelled
 
-        sent = [{k: m[k] for k in WIRE_KEYS if k in m} for m in messages]
+        start, in_progress = current_turn_start(messages), WIRE_KEYS + (REASONING_KEY,)
+        sent = [{k: m[k] for k in (in_progress if i > start else WIRE_KEYS) if k in m}
+                for i, m in enumerate(messages)]
         try:
             return await unless_cancelled(self.client.complete(sent, tools, on_delta, **options), self._cancel)
         except Cancelled:
@@ -293,6 +338,13 @@ def _repair(message: AssistantMessage) -> None:
     for call in message.tool_calls:
         call.arguments = fix_surrogates(call.arguments)
         call.raw_arguments = fix_surrogates(call.raw_arguments)
+
+
+def _forget_reasoning(history: list[dict]) -> None:
+    """Drop the reasoning kept for the turn that ended: later turns never send it, and the session
+    file does not keep it (docs/engine.md §Reasoning)."""
+    for message in history[current_turn_start(history):]:
+        message.pop(REASONING_KEY, None)
 
 
 class _Cancelled(Exception):

@@ -1,7 +1,8 @@
-"""The loop detector and the runaway-arguments guard (mm-tools.md §Loop detection)."""
+"""The loop detector (mm-tools.md §Loop detection; cycles and repeated errors: docs/engine.md §Loops)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -14,86 +15,127 @@ LOOP_STOPPED = (
     "[error: the model repeated the same {tool} call {count} times in a row with the same failing result — "
     "turn stopped by the loop detector; rephrase the request, or fix what the tool kept reporting]"
 )
-RUNAWAY_PATTERN = (
-    "[error: the model's tool call ran away: its arguments repeat the same pattern ({n} characters so far: …{tail})"
-    " — generation stopped; rephrase the request, or try another model]"
+CYCLE_STOPPED = (
+    "[error: the model repeated the same cycle of {n} calls ({tools}) {count} times in a row with the same "
+    "results — turn stopped by the loop detector; rephrase the request, or fix what the tools kept reporting]"
 )
-RUNAWAY_SIZE = (
-    "[error: the model's tool call ran away: its arguments exceed 256 KB ({n} characters so far: …{tail})"
-    " — generation stopped; rephrase the request, or try another model]"
+SAME_ERROR_NOTE = (
+    "[mm: {tool} failed {count} times in a row with this same error, each time with other arguments — "
+    "this approach keeps failing the same way: read what the error says and change the approach]"
+)
+SAME_ERROR_STOPPED = (
+    "[error: {tool} failed {count} times in a row with the same error, each time with other arguments — "
+    "turn stopped by the loop detector; rephrase the request, or fix what the tool kept reporting]"
 )
 
-APPEND_AT = 3  # the same triple this many times in a row: LOOP_DETECTED appended
+APPEND_AT = 3  # the same triple (a cycle, an error) this many times in a row: a note appended
 STOP_AT = 6  # ... and this many: the turn stops
-WINDOW = 256  # characters examined for a repeating pattern
-PATTERN_MIN, PATTERN_MAX = 4, 64
-MAX_ARGUMENT_CHARS = 256 * 1000  # "256 KB" of arguments
+CYCLE_LENGTHS = (2, 3)  # calls in a cycle watched besides the single call
+MEMORY = STOP_AT * max(CYCLE_LENGTHS) + 1  # recent calls kept to find cycles
+
+Action = Literal["keep", "append", "stop"]
+_STRENGTH = {"keep": 0, "append": 1, "stop": 2}
 
 
 @dataclass
 class LoopVerdict:
-    """What to do with a tool's output: keep it, append LOOP_DETECTED, or stop the turn."""
+    """What to do with a tool's output: keep it, append `text` to it, or stop the turn with the
+    error `text`. `count`: how many times in a row the same call was made."""
 
-    action: Literal["keep", "append", "stop"]
+    action: Action
     count: int
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class _Call:
+    tool: str
+    key: str  # digest of the canonical input and the output
+
+    @staticmethod
+    def of(tool: str, arguments: Any, output: str) -> _Call:
+        canonical = json.dumps(arguments, sort_keys=True, ensure_ascii=False)
+        digest = hashlib.sha256(f"{tool}\0{canonical}\0{output}".encode("utf-8", "surrogatepass")).hexdigest()
+        return _Call(tool, digest)
 
 
 class LoopDetector:
-    """Counts identical (tool, input, output) triples in a row.
+    """Watches the calls of a conversation for three kinds of loop.
 
-    Rule (mm-tools.md §Loop detection): the 3rd, 4th and 5th identical triple in a row get
-    LOOP_DETECTED appended; the 6th stops the turn. A different triple starts the count again.
+    Rules: the same (tool, input, output) triple in a row: the 3rd, 4th and 5th get LOOP_DETECTED
+    appended, the 6th stops the turn (mm-tools.md §Loop detection). A cycle of 2 or 3 different
+    triples repeating: LOOP_DETECTED from its 3rd repetition on, stop at its 6th. The same tool
+    failing with the same output on consecutive calls: SAME_ERROR_NOTE from the 3rd, stop at the
+    6th (docs/engine.md §Loops). A stop wins over a note; the single-call rule over the others.
     """
 
     def __init__(self) -> None:
-        self._last: tuple[str, str, str] | None = None
-        self._count = 0
+        self.reset()
 
     def reset(self) -> None:
         """Forget every call (`/new`)."""
-        self._last, self._count = None, 0
+        self._recent: list[_Call] = []
+        self._count = 0  # the same triple in a row
+        self._failure: tuple[str, str] | None = None
+        self._failures = 0  # the same tool failing with the same output in a row
 
-    def record(self, tool: str, arguments: Any, output: str) -> LoopVerdict:
-        """Record one call and return the verdict for its output."""
-        triple = (tool, json.dumps(arguments, sort_keys=True, ensure_ascii=False), output)
-        self._count = self._count + 1 if triple == self._last else 1
-        self._last = triple
-        if self._count >= STOP_AT:
-            return LoopVerdict("stop", self._count)
-        if self._count >= APPEND_AT:
-            return LoopVerdict("append", self._count)
-        return LoopVerdict("keep", self._count)
+    def record(self, tool: str, arguments: Any, output: str, failed: bool = False) -> LoopVerdict:
+        """Record one call (`output`: the tool's own text, before any note; `failed`: the tool
+        reported a failure) and return the verdict for its output."""
+        call = _Call.of(tool, arguments, output)
+        self._count = self._count + 1 if self._recent and self._recent[-1] == call else 1
+        self._recent = (self._recent + [call])[-MEMORY:]
+        failure = (tool, output) if failed else None
+        self._failures = (self._failures + 1 if failure == self._failure else 1) if failure else 0
+        self._failure = failure
+        verdicts = [self._single(tool), self._cycle(), self._same_error(tool)]
+        return max(verdicts, key=lambda v: _STRENGTH[v.action])  # the first of the strongest
 
     @staticmethod
     def stop_message(tool: str, count: int) -> str:
-        """The error that ends the turn."""
+        """The error that ends the turn for the same call repeated `count` times."""
         return LOOP_STOPPED.format(tool=tool, count=count)
 
+    def _single(self, tool: str) -> LoopVerdict:
+        if self._count >= STOP_AT:
+            return LoopVerdict("stop", self._count, self.stop_message(tool, self._count))
+        if self._count >= APPEND_AT:
+            return LoopVerdict("append", self._count, LOOP_DETECTED)
+        return LoopVerdict("keep", self._count)
 
-class RunawayError(Exception):
-    """A streamed tool call's arguments ran away; `str(err)` is the reference's error text."""
+    def _cycle(self) -> LoopVerdict:
+        for length in CYCLE_LENGTHS:
+            block = self._recent[-length:]
+            if len(self._recent) < 2 * length or len(set(block)) == 1:
+                continue
+            run = periodic_suffix(self._recent, length)
+            repeats = run // length
+            if repeats >= STOP_AT:
+                tools = ", ".join(c.tool for c in self._recent[-run:][:length])
+                return LoopVerdict("stop", self._count, CYCLE_STOPPED.format(n=length, tools=tools, count=repeats))
+            if repeats >= APPEND_AT:
+                return LoopVerdict("append", self._count, LOOP_DETECTED)
+        return LoopVerdict("keep", self._count)
+
+    def _same_error(self, tool: str) -> LoopVerdict:
+        if self._failures >= STOP_AT:
+            return LoopVerdict("stop", self._count, SAME_ERROR_STOPPED.format(tool=tool, count=self._failures))
+        if self._failures >= APPEND_AT:
+            return LoopVerdict("append", self._count, SAME_ERROR_NOTE.format(tool=tool, count=self._failures))
+        return LoopVerdict("keep", self._count)
 
 
-def check_runaway(arguments: str) -> None:
-    """Raise RunawayError when `arguments` (the text streamed so far) has run away.
-
-    It has when it exceeds 256 KB, or when its last 256 characters are one 4-64-character
-    pattern repeated (mm-tools.md §Loop detection, last row).
-    """
-    n = len(arguments)
-    if n > MAX_ARGUMENT_CHARS:
-        raise RunawayError(RUNAWAY_SIZE.format(n=n, tail=_tail(arguments)))
-    if n >= WINDOW and _repeats(arguments[-WINDOW:]):
-        raise RunawayError(RUNAWAY_PATTERN.format(n=n, tail=_tail(arguments)))
+def periodic_suffix(items: list, period: int) -> int:
+    """The length of the longest suffix of `items` in which every item equals the one `period`
+    places later (at least `period`, at most len(items))."""
+    run = min(period, len(items))
+    while run < len(items) and items[-run - 1] == items[-run - 1 + period]:
+        run += 1
+    return run
 
 
-def _repeats(window: str) -> bool:
-    """True when `window` is a prefix-aligned repetition of one pattern of 4-64 characters."""
-    for period in range(PATTERN_MIN, PATTERN_MAX + 1):
-        if window[period:] == window[:-period]:
-            return True
-    return False
-
-
-def _tail(arguments: str, size: int = 40) -> str:
-    return arguments[-size:].replace("\n", "\\n")
+def with_note(text: str, verdict: LoopVerdict) -> str:
+    """`text` with the verdict's note on a line of its own when the action is "append"."""
+    if verdict.action != "append":
+        return text
+    return f"{text.rstrip(chr(10))}\n{verdict.text}" if text else verdict.text

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from mm.llm.types import Usage
+from mm.llm.types import REASONING_KEY, Usage
 
 ENCODING = "cl100k_base"
 MESSAGE_OVERHEAD = 4  # tokens per message: role and delimiters (OpenAI's chat format counts 3-4)
@@ -56,11 +56,14 @@ def count_text(text: str) -> int:
 
 def message_texts(message: dict) -> list[str]:
     """The texts of one OpenAI-shape message that reach the model: content (a string, or the text
-    parts of a list), and each tool call's name and arguments."""
+    parts of a list), the reasoning kept for the turn in progress, and each tool call's name and
+    arguments."""
     content = message.get("content")
     texts: list[str] = []
     if isinstance(content, str):
         texts.append(content)
+    if isinstance(message.get(REASONING_KEY), str):
+        texts.append(message[REASONING_KEY])
     elif isinstance(content, list):
         texts += [p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
     for call in message.get("tool_calls") or []:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from mm.engine.events import Interaction, ToolCallDone, ToolCallRunning, ToolCallStarted
-from mm.engine.loops import LOOP_DETECTED, LoopDetector
+from mm.engine.loops import LoopDetector, with_note
 from mm.llm.types import ToolCall, fix_surrogates
 from mm.tools.base import ToolContext, ToolResult
 from mm.tools.registry import Registry
@@ -49,7 +49,8 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
     """Run one tool call end to end and return its outcome; never raises for a bad call.
 
     Order: unknown tool or unparsable arguments → message; coercion (mm.tools.coerce);
-    permission when `yolo` is false and the tool needs it; the tool; the loop detector.
+    permission when `yolo` is false and the tool needs it; the tool; the loop detector (its note
+    appended, or its stop error as the result).
     """
     from mm.tools.coerce import coerce_tool_args, invalid_call_message
 
@@ -73,14 +74,14 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
         else:
             arguments = coerced
             result = await _permitted_run(tool, arguments, ctx, ui, permissions, yolo, call.id)
+    failed = result.failed and result.text != rejection_text(call.name)  # the user's refusal is no failure
     verdict = loops.record(call.name, call.arguments if call.arguments is not None else call.raw_arguments,
-                           result.text)
+                           result.text, failed)
     outcome = CallOutcome(result, arguments)
     if verdict.action == "stop":
-        outcome.stop_error = loops.stop_message(call.name, verdict.count)
+        outcome.stop_error = verdict.text
         result.text, result.failed = outcome.stop_error, True
-    elif verdict.action == "append":
-        result.text = f"{result.text.rstrip(chr(10))}\n{LOOP_DETECTED}" if result.text else LOOP_DETECTED
+    result.text = with_note(result.text, verdict)
     if result.stop and not outcome.stop_error:  # the tool itself ends the turn (an asked agent gone silent)
         outcome.stop_error = result.stop
     result.text = fix_surrogates(result.text)  # a file name that is not UTF-8, say

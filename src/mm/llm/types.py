@@ -47,6 +47,9 @@ class ToolCall:
         return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": args}}
 
 
+REASONING_KEY = "reasoning_content"  # the history's (and the request's) key of an answer's reasoning
+
+
 @dataclass
 class AssistantMessage:
     """The assistant message assembled from one response.
@@ -66,10 +69,14 @@ class AssistantMessage:
     unknown_calls: list[tuple[str, str]] = field(default_factory=list)
 
     def to_history(self) -> dict:
-        """The message as sent back to the server: content is "" (never null) beside tool calls."""
+        """The message as sent back to the server: content is "" (never null) beside tool calls;
+        the reasoning of a message with tool calls under REASONING_KEY (models that think between
+        tool calls read it again; the engine drops it when the turn ends, docs/engine.md §Reasoning)."""
         msg: dict[str, Any] = {"role": "assistant", "content": self.content or ""}
         if self.tool_calls:
             msg["tool_calls"] = [c.to_wire() for c in self.tool_calls]
+            if self.reasoning:
+                msg[REASONING_KEY] = self.reasoning
         return msg
 
 

@@ -18,7 +18,7 @@ from mm.sessions.units import NOTE_PREFIXES, one_line, question_text, text_of
 
 UNRECORDED_RESULT = "[error: no result was recorded for this call]"
 NOT_A_SESSION = "{path}: not a session file ({why})"
-MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name", "summary", "pinned")
+MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name", "summary", "pinned", "prompts")
 ROLES = ("system", "user", "assistant", "tool")
 
 
