@@ -13,7 +13,8 @@ items) so the server is still sending when the client gives up. A chunk list may
 `{"$sleep": seconds}` and `{"$cut": true}` (close at once, without ending the chunked body).
 
 Run as `python tests/scripted_server.py script.json [--port N] [--log requests.json]`: the script
-is a list of responses (or {"responses": [...], "models": [...], "props": {...}, "show": {...}}),
+is a list of responses (or {"responses": [...], "models": [...], "props": {...}, "show": {...},
+"ps": {...}, "version": {...}}),
 each in the form `add()` takes; it prints the base URL, then serves until SIGTERM or SIGINT.
 """
 
@@ -44,6 +45,11 @@ class ScriptedServer:
         self.models: list[str | dict] = ["m"]  # a dict is sent as the whole /models entry
         self.props: dict | None = None
         self.show: dict | None = None
+        self.ps: dict | None = None  # ollama's GET /api/ps (the models loaded)
+        self.ps_after_load: dict | None = None  # /api/ps once a POST /api/generate loaded the model
+        self.version: dict | None = None  # ollama's GET /api/version
+        self.loads: list[Any] = []  # the bodies of POST /api/generate (ollama: load the model)
+        self.load_seconds = 0.0  # how long that load takes
         self.requests: list[Any] = []
         self.request_headers: list[dict[str, str]] = []
         self.requests_file: str | None = None
@@ -208,6 +214,10 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"status": "ok"})
         elif path == "/props" and srv.props is not None:
             self._send_json(200, srv.props)
+        elif path == "/api/ps" and srv.ps is not None:
+            self._send_json(200, srv.ps)
+        elif path == "/api/version" and srv.version is not None:
+            self._send_json(200, srv.version)
         else:
             self._send_json(404, {"error": {"code": 404, "message": "File Not Found"}})
 
@@ -232,6 +242,12 @@ class _Handler(BaseHTTPRequestHandler):
                 srv._done(abandoned)
         elif path == "/api/show" and srv.show is not None:
             self._send_json(200, srv.show)
+        elif path == "/api/generate" and srv.show is not None:  # an empty prompt loads the model
+            srv.loads.append(json.loads(raw or b"{}"))
+            self._sleep(srv.load_seconds)
+            srv.ps = srv.ps_after_load if srv.ps_after_load is not None else srv.ps
+            self._send_json(200, {"model": srv.loads[-1].get("model"), "response": "", "done": True,
+                                  "done_reason": "load"})
         else:
             self._send_json(404, {"error": "not found"})
 
@@ -372,7 +388,7 @@ def main(argv: list[str]) -> int:
     if isinstance(script, list):
         script = {"responses": script}
     srv = ScriptedServer(port)
-    for key in ("models", "props", "show"):
+    for key in ("models", "props", "show", "ps", "version"):
         if key in script:
             setattr(srv, key, script[key])
     for spec in script.get("responses", []):

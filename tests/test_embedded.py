@@ -53,6 +53,23 @@ def test_mm_p_answers_on_the_embedded_engine_and_leaves_nothing(tmp_path):
     assert pids_matching(re.escape(sys.executable) + " -m mm.llm.embedded_child") == []
 
 
+def test_the_readme_command_answers_the_same_twice_and_names_the_demo_model(tmp_path):
+    """The README's first command (no model named: the demo model) at temperature 0: two runs, one
+    answer; stderr names the model first (issue 10 point 11)."""
+    from mm.llm.resolve import DEMO_LINE
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MM_")} | {"HOME": str(tmp_path)}
+    (tmp_path / ".mm").mkdir()
+    (tmp_path / ".mm" / "agent.yaml").write_text("provider: embedded\n")  # no server discovery on shared ports
+    runs = [subprocess.run([sys.executable, "-m", "mm", "-p", "What is the capital of France?"], cwd=tmp_path,
+                           env=env, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+            for _ in range(2)]
+    for run in runs:
+        assert run.stderr.splitlines()[0] == DEMO_LINE.format(name="SmolLM2-135M-Instruct"), run.stderr
+        assert run.stdout.strip(), run.stderr
+    assert runs[0].stdout == runs[1].stdout
+
+
 def alive(pid: int) -> bool:
     """True while `pid` runs (a zombie waiting to be reaped counts as dead)."""
     try:

@@ -47,7 +47,7 @@ async def test_a_conversation_with_a_tool_call(scripted_server, tmp_path):
     scripted_server.add_tool_calls([{"name": "bash", "arguments": {"command": "echo from-bash"}}])
     scripted_server.add_reply("The command printed **from-bash**.")
     shown = await drive(scripted_server, tmp_path, ["run it\r", "/quit\r"])
-    assert "mm v" in shown and "m @ openai" in shown and "tools: bash, read_file, write_file, edit_file, ask_user" in shown
+    assert "mm v" in shown and f"OpenAI-compatible m at {scripted_server.base_url}" in shown and "tools: bash, read_file, write_file, edit_file, ask_user" in shown
     assert "🛠️  bash: echo from-bash" in shown and "from-bash" in shown
     assert "The command printed from-bash." in shown  # rendered Markdown: no asterisks
     assert "⚙ 1 command(s) · 📝 0 file op(s)" in shown

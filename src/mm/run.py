@@ -14,7 +14,8 @@ from mm.engine.conversation import Conversation
 from mm.tools.base import Settings
 
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_CLOSED_OUTPUT = 0, 1, 130, 141
-FIRST_REQUEST_HEAD_START = 0.1  # seconds the context-window probe waits in one-shot mode
+FIRST_REQUEST_HEAD_START = 0.1  # seconds the server probe waits in one-shot mode
+PROBE_GRACE = 5.0  # seconds a one-shot turn that ended first still gives the probe (its own request timeout)
 SESSION_NOT_SAVED = "[warning: the session could not be saved to {path}: {error}]"
 
 
@@ -121,6 +122,8 @@ def make_client(config: AgentConfig, base_url: str, model: str, provider: str):
     options = {}
     if config.temperature is not None:
         options["temperature"] = config.temperature
+    elif provider == "embedded":  # greedy: the demo model gives the same answer every time (README)
+        options["temperature"] = 0
     if config.maxTokens is not None:
         options["max_tokens"] = config.maxTokens
     elif provider == "embedded":  # the demo model can repeat itself for ever: bound each answer
@@ -140,16 +143,28 @@ def run_oneshot(config: AgentConfig, prompt: str) -> int:
         return EXIT_INTERRUPTED
 
 
-async def _learn_context_window(conv: Conversation, config: AgentConfig, endpoint) -> None:
-    """Set the context window (for automatic compaction) once the server or the configuration tells it."""
-    from mm.llm.resolve import context_window
+def apply_facts(conv: Conversation, facts: Any) -> None:
+    """Give `conv` what the server said (mm.llm.servers.ServerFacts): the context window that
+    compaction measures against, and whether a request over it must be refused (ollama)."""
+    conv.context_window = facts.context_window
+    conv.refuse_overflow = facts.cuts_silently and bool(facts.context_window)
 
-    await asyncio.sleep(FIRST_REQUEST_HEAD_START)  # let the first request go out first (start-up time)
-    conv.context_window = await context_window(config, endpoint)
+
+async def _learn_server(conv: Conversation, config: AgentConfig, endpoint, head_start: float) -> None:
+    """Ask the server how it runs the model, after `head_start` seconds (the first request goes
+    out first: start-up time), then give it to `conv` and say its warnings on stderr."""
+    from mm.llm.resolve import server_facts
+    from mm.llm.types import fix_surrogates
+
+    await asyncio.sleep(head_start)
+    facts = await server_facts(config, endpoint, load_timeout=config.watchdogTimeout)
+    apply_facts(conv, facts)
+    for line in facts.warnings:
+        print(fix_surrogates(line), file=sys.stderr, flush=True)
 
 
 async def _oneshot(config: AgentConfig, prompt: str) -> int:
-    from mm.llm.resolve import ResolveError, resolve_endpoint
+    from mm.llm.resolve import ResolveError, model_line, resolve_endpoint
     from mm.ui.oneshot import OneShotUI
 
     try:
@@ -157,24 +172,56 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
     except ResolveError as err:  # mm.llm.embedded.EmbeddedError included
         print(f"mm: {err}", file=sys.stderr)
         return EXIT_FAILED
+    if endpoint.picked:  # mm chose the server or the model: say which answers
+        print(model_line(endpoint), file=sys.stderr, flush=True)
     try:
         conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
                                                       endpoint.provider), Path.cwd())
         ui = OneShotUI(config.previewLines, on_closed_output=conv.cancel)
+        interrupted = asyncio.Event()
+
+        def stop() -> None:
+            interrupted.set()
+            conv.cancel()
+
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # a closed terminal too
-            loop.add_signal_handler(sig, conv.cancel)
-        probe = asyncio.ensure_future(_learn_context_window(conv, config, endpoint))  # beside the first request
+            loop.add_signal_handler(sig, stop)
         try:
-            done = await conv.run_turn(prompt, ui)
+            done = await _probe_and_turn(conv, config, endpoint, prompt, ui, interrupted)
         finally:
-            probe.cancel()
             await conv.close()  # the agents ask_agent started, the session file let go
     finally:
         endpoint.close()
     if ui.closed_output:  # `mm -p … | head`: the reader left, as SIGPIPE would end a pipeline member
         return EXIT_CLOSED_OUTPUT
-    if done.stop_reason == "cancelled":
+    if done is None or done.stop_reason == "cancelled":
         print("mm: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     return EXIT_OK if done.stop_reason == "end_turn" else EXIT_FAILED
+
+
+async def _probe_and_turn(conv: Conversation, config: AgentConfig, endpoint, prompt: str, ui,
+                          interrupted: asyncio.Event) -> Any:
+    """The server probe and the turn: the probe goes beside the first request, except for a
+    server that cuts silently (ollama), whose window the first request must already fit
+    (docs/model-servers.md §What the server says). Returns the TurnDone, or None when interrupted first."""
+    from mm.llm.servers import cuts_silently
+    from mm.tools.waiting import Cancelled, unless_cancelled
+
+    probe = None
+    if cuts_silently(endpoint.provider):
+        try:
+            await unless_cancelled(_learn_server(conv, config, endpoint, 0), interrupted)
+        except Cancelled:
+            return None
+    else:
+        probe = asyncio.ensure_future(_learn_server(conv, config, endpoint, FIRST_REQUEST_HEAD_START))
+    try:
+        done = await conv.run_turn(prompt, ui)
+        if probe is not None and not interrupted.is_set():
+            await asyncio.wait([probe], timeout=PROBE_GRACE)  # its warnings, when the answer came first
+        return done
+    finally:
+        if probe is not None:
+            probe.cancel()

@@ -10,15 +10,19 @@ from mm.config.schema import AgentConfig
 
 
 class ModelHandle:
-    """The endpoint, its client and its context window, resolved once (again after a failure).
+    """The endpoint, its client and what the server says of the model (mm.llm.servers.ServerFacts:
+    the context window…), resolved once (again after a failure).
 
-    `on_ready(endpoint, window)` is called once the first resolution succeeds (the banner).
+    `on_ready(endpoint, facts)` is called once the first resolution succeeds (the banner and the
+    server's warnings).
     """
 
-    def __init__(self, config: AgentConfig, on_ready: Callable[[Any, int | None], None] | None = None):
+    def __init__(self, config: AgentConfig, on_ready: Callable[[Any, Any], None] | None = None):
+        from mm.llm.servers import ServerFacts
+
         self.config, self.on_ready = config, on_ready
         self.endpoint: Any = None
-        self.window: int | None = config.contextWindow
+        self.facts = ServerFacts(context_window=config.contextWindow)
         self._client: Any = None
         self._task: asyncio.Task | None = None
 
@@ -41,7 +45,7 @@ class ModelHandle:
             raise
 
     async def _resolve(self) -> Any:
-        from mm.llm.resolve import ResolveError, context_window, resolve_endpoint
+        from mm.llm.resolve import ResolveError, resolve_endpoint, server_facts
         from mm.llm.types import LLMError
         from mm.run import make_client
 
@@ -53,12 +57,9 @@ class ModelHandle:
             raise LLMError("unreachable", str(err)) from None
         self.endpoint = endpoint
         self._client = make_client(self.config, endpoint.base_url, endpoint.model, endpoint.provider)
-        try:
-            self.window = await context_window(self.config, endpoint)
-        except Exception:  # a probe that fails leaves the window unknown: compaction waits
-            self.window = self.config.contextWindow
+        self.facts = await server_facts(self.config, endpoint, load_timeout=self.config.watchdogTimeout)
         if self.on_ready is not None:
-            self.on_ready(endpoint, self.window)
+            self.on_ready(endpoint, self.facts)
         return self._client
 
     def close(self) -> None:

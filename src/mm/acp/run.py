@@ -11,7 +11,7 @@ from typing import Any
 from mm import __version__
 from mm.config.schema import AgentConfig
 
-BANNER = "mm v{version} · acp · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
+BANNER = "mm v{version} · acp · {model} · context window {window} · tools: {tools}"  # mm.llm.resolve.model_line
 NO_SERVER = "[acp] no model server yet: {error}"
 STARTED = "[acp] mm v{version} serves the Agent Client Protocol on stdio (agent file: {file})"
 
@@ -55,7 +55,13 @@ async def _serve(config: AgentConfig, wire: int, agent_file: Any) -> int:
     tools = build_registry(config, cwd=Path.cwd())  # what the banner names (sessions build their own)
     for skill in shadowed_skills(catalogue_of(tools)):  # not advertised: the banner says so (mm-acp.md)
         log(f"[acp] {shadowed_line(skill)}")
-    model = ModelHandle(config, lambda endpoint, window: log(_banner(endpoint, window, tools.names)))
+
+    def ready(endpoint: Any, facts: Any) -> None:  # the banner, then the server's warnings, once
+        log(_banner(endpoint, facts.context_window, tools.names))
+        for line in facts.warnings:
+            log(line)
+
+    model = ModelHandle(config, ready)
     agent = EditorAgent(config, model, log)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -90,7 +96,8 @@ async def _report_failure(model: Any) -> None:
 
 
 def _banner(endpoint: Any, window: int | None, names: list[str]) -> str:
-    return BANNER.format(version=__version__, model=endpoint.model, provider=endpoint.provider,
-                         url=endpoint.base_url, window=f"{window} tokens" if window else "unknown",
-                         tools=", ".join(names) or "none")
+    from mm.llm.resolve import model_line
+
+    return BANNER.format(version=__version__, model=model_line(endpoint),
+                         window=f"{window} tokens" if window else "unknown", tools=", ".join(names) or "none")
 

@@ -148,15 +148,16 @@ class EditorAgent:
                               lambda update: self._notify(session.id, update), self._request, self.ids,
                               self.log, self.forms, lambda: session.conv.context_window or 0)
 
-    async def context_window(self) -> int | None:
-        """The context window once the server is known (None while unknown or unreachable)."""
+    async def server_facts(self) -> Any:
+        """What the server says of the model (mm.llm.servers.ServerFacts), once it is known; while
+        it is unreachable, only the configured `contextWindow`."""
         from mm.llm.types import LLMError
 
         try:
             await self.model.client()
         except LLMError:
-            return self.config.contextWindow
-        return self.model.window
+            pass
+        return self.model.facts
 
     async def stop(self, seconds: float = 5.0) -> None:
         """The client is gone: cancel every turn, then give the turns and pending notifications

@@ -78,7 +78,9 @@ class Session:
             self.cancels.discard(ui.cancelled)
 
     async def _turn(self, text: str, ui: Any) -> dict[str, Any]:
-        self.conv.context_window = await self.server.context_window()
+        from mm.run import apply_facts
+
+        apply_facts(self.conv, await self.server.server_facts())
         if ui.cancelled.is_set():
             return self._response("cancelled")
         done = await self.conv.run_turn(text, ui)  # (a question with no answer at all is removed there)
@@ -99,7 +101,9 @@ class Session:
         return await self._command_done(line, ui)
 
     async def _compact(self, ui: Any) -> dict[str, Any]:
-        self.conv.context_window = await self.server.context_window()
+        from mm.run import apply_facts
+
+        apply_facts(self.conv, await self.server.server_facts())
         line = await self.conv.compact()
         self.server.log(COMPACT_LOG.format(id=self.id, line=line))
         return await self._command_done(line, ui)

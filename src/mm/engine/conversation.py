@@ -34,6 +34,11 @@ NEW_SESSION = "🆕 New session: {n} message(s) forgotten."
 USAGE_TOTALS = "📊 session: {input} input · {output} output · {thought} thought · {cached} cached tokens"
 USAGE_CONTEXT = "📊 context: {used} / {size} tokens ({percent}%)"
 USAGE_CONTEXT_UNKNOWN = "📊 context: {used} tokens (window size unknown)"
+WINDOW_EXCEEDED = (
+    "[error: the request holds about {used} tokens but the model's context window is {window} tokens, and this "
+    "server would cut it without saying so — not sent; give the model a larger context window (docs/models.md), "
+    "or start a new conversation (/new)]"
+)
 WIRE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")  # what a message sends to the server
 # ... and REASONING_KEY for the turn in progress (docs/engine.md §Reasoning)
 EDIT_IN_TEXT_CALL = "edit_file"  # the loop detector's name for an edit written in an answer
@@ -71,6 +76,7 @@ class Conversation:
     kept_as: str | None = None  # the id the conversation before the last /new was kept as (sessions)
     session: Any = None  # the session file (mm.sessions.store.SessionFile) when sessions are on
     context_window: int | None = None  # tokens, when known (contextWindow or the server's probe)
+    refuse_overflow: bool = False  # the server cuts a longer prompt silently (ollama): never send one
     context: ContextConfig = field(default_factory=ContextConfig)  # compaction settings (`context:`)
     meter: TokenMeter = field(default_factory=TokenMeter)  # the server's last measure of the history
 
@@ -132,7 +138,7 @@ class Conversation:
                 kept = runaway_marker(err, self._streamed)
                 self.history.append({"role": "assistant", "content": fix_surrogates(kept)})
                 return TurnDone("error", recap, error=str(err))
-            except (LLMError, RunawayError) as err:
+            except (LLMError, RunawayError, WindowExceeded) as err:
                 return TurnDone("error", recap, error=str(err))
             _repair(message)
             self.history.append(message.to_history())
@@ -200,7 +206,8 @@ class Conversation:
             self.history.append({"role": "tool", "tool_call_id": call_id, "content": text})
 
     async def _fit(self, ui: Interaction) -> None:
-        """Before a request: compact when over the threshold, then cut messages if still over."""
+        """Before a request: compact when over the threshold, then cut messages if still over;
+        with `refuse_overflow`, raise WindowExceeded when the history still exceeds the window."""
         if not self.context_window:  # unknown window: nothing to measure against (and no import)
             return
         from mm.engine import compaction
@@ -214,6 +221,8 @@ class Conversation:
             line = compaction.cut_largest(self, int(self.context.threshold * (self.context_window or 0)))
             if line:
                 ui.emit(Compacted(line))
+        if self.refuse_overflow and (used := self.used_tokens()) > self.context_window:
+            raise WindowExceeded(WINDOW_EXCEEDED.format(used=used, window=self.context_window))
 
     async def _request(self, ui: Interaction) -> AssistantMessage:
         await self._fit(ui)
@@ -349,3 +358,8 @@ def _forget_reasoning(history: list[dict]) -> None:
 
 class _Cancelled(Exception):
     pass
+
+
+class WindowExceeded(Exception):
+    """The request would not fit the context window of a server that cuts silently; `str(err)`
+    is WINDOW_EXCEEDED."""

@@ -18,9 +18,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from mm.llm.resolve import ResolveError
+from mm.llm.types import ResolveError
 
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+DEFAULT_MODEL_NAME = "SmolLM2-135M-Instruct"  # as the model line names it (mm.llm.resolve.model_line)
 DEFAULT_CONTEXT = 8192
 DEFAULT_MAX_TOKENS = 1024  # per answer, when the agent file sets no maxTokens
 TEMPLATE = Path(__file__).with_name("chatml-tools.jinja")
@@ -138,7 +139,10 @@ def _wait_ready(origin: str, timeout: float, server: EmbeddedServer) -> None:
 
 
 def _supports_tools(base_url: str) -> bool:
+    """True when the server's `/props` says its chat template carries tools (no answer: False)."""
     import urllib.request
+
+    from mm.llm.servers import tools_dropped
 
     origin = base_url.rsplit("/v1", 1)[0]
     try:
@@ -146,7 +150,7 @@ def _supports_tools(base_url: str) -> bool:
             props = json.load(resp)
     except (OSError, ValueError):
         return False
-    return bool(props.get("chat_template_caps", {}).get("supports_tools"))
+    return isinstance(props, dict) and isinstance(props.get("chat_template_caps"), dict) and not tools_dropped(props)
 
 
 def _free_port() -> int:

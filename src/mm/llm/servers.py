@@ -1,4 +1,5 @@
-"""Model servers on this machine: discovery, model lists, context-window probes.
+"""Model servers on this machine: discovery, model lists, and what a server says about how it runs
+a model (context window, silent cuts, a chat template that drops tools).
 
 Loopback ports and shapes: llama.cpp's llama-server 8080 (`/v1`, `GET /props`), ollama 11434
 (`/v1`, `POST /api/show`), Docker Model Runner 12434 (`/engines/v1`), LM Studio 1234 (`/v1`,
@@ -9,6 +10,7 @@ httpx is imported lazily.
 from __future__ import annotations
 
 import asyncio
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote, urlsplit
 
@@ -90,42 +92,96 @@ async def discover(timeout: float = 0.3, candidates: list[tuple[str, str]] | Non
         await asyncio.gather(*tasks, return_exceptions=True)
 
 
-async def probe_context_window(base_url: str, model: str, provider: str, timeout: float = 5.0) -> int | None:
-    """The context window (tokens) the server runs `model` with, or None when it cannot tell.
+SILENT_CUTTERS = ("ollama", "llmman")  # servers that cut a prompt longer than the window without an error
+TOOL_CAPS = ("supports_tools", "supports_tool_calls")  # llama.cpp /props chat_template_caps, both needed
+OLLAMA_DEFAULT_WINDOW, OLLAMA_OLD_DEFAULT_WINDOW = 4096, 2048  # ollama ≥ 0.6.7 (its lowest tier) / older
+OLLAMA_SUGGESTED_WINDOW = 32768  # below this (and the model's own length) the user is told how to raise it
+TOOLS_DROPPED = (
+    "[warning: the chat template of {model} at {url} cannot carry tools (/props: chat_template_caps.{cap} is "
+    "false), so the model never sees mm's tools — start llama-server with --jinja, or give it a template with "
+    "tools: --chat-template-file FILE (docs/models.md)]"
+)
+OLLAMA_SMALL_WINDOW = (
+    "[warning: ollama runs {model} with a context window of {window} tokens (the model takes {trained}) and cuts "
+    "a longer prompt silently: mm compacts to fit and refuses what cannot — for more, restart ollama with "
+    "OLLAMA_CONTEXT_LENGTH={suggested} (docs/models.md)]"
+)
+OLLAMA_WINDOW_GUESSED = (
+    "[warning: ollama does not say which context window it runs {model} with: mm assumes {window} tokens, its "
+    "default — set contextWindow: in the agent file to the OLLAMA_CONTEXT_LENGTH ollama runs with]"
+)
 
-    llamacpp, embedded: `GET /props` → `default_generation_settings.n_ctx`, else `n_ctx` (router
-    mode: `/props?model=`). ollama, llmman: `POST /api/show` → `num_ctx` in `parameters` (what the
-    server runs with), else `model_info["<arch>.context_length"]`. lmstudio: `GET
-    /api/v0/models/<model>` → `loaded_context_length`, else `max_context_length`. Any provider,
-    last: the `/models` entry's `max_model_len` (vLLM) or `context_length`. Other providers try
-    `/props` first. timeout: seconds per request. Never raises.
+
+@dataclass
+class ServerFacts:
+    """What a server says about how it runs a model (probe_server); `warnings` are the lines to
+    show the user once (TOOLS_DROPPED, OLLAMA_SMALL_WINDOW, OLLAMA_WINDOW_GUESSED)."""
+
+    context_window: int | None = None  # tokens the model runs with; None when the server does not say
+    cuts_silently: bool = False  # a longer prompt is cut without an error (ollama): never send one
+    window_from: str = "server"  # "server" (it said), "default" (ollama did not: its default), "agent file"
+    trained_window: int | None = None  # the model's own length (ollama `model_info`), when known
+    tools_dropped: str = ""  # the chat_template_caps flag that is false (llama.cpp), else ""
+    warnings: list[str] = field(default_factory=list)
+
+
+def cuts_silently(provider: str) -> bool:
+    """True for servers that cut a prompt longer than the context window without an error
+    (ollama, behind its OpenAI API too): the window must be known before the first request."""
+    return provider in SILENT_CUTTERS
+
+
+async def probe_context_window(base_url: str, model: str, provider: str, timeout: float = 5.0) -> int | None:
+    """The context window (tokens) the server runs `model` with, or None (probe_server's)."""
+    return (await probe_server(base_url, model, provider, timeout)).context_window
+
+
+async def probe_server(base_url: str, model: str, provider: str, timeout: float = 5.0,
+                       load_timeout: float = 300.0) -> ServerFacts:
+    """Ask the server how it runs `model`: its context window, whether it cuts silently, and
+    whether its chat template drops tools. Never raises; what it cannot learn stays unknown.
+
+    llamacpp and unknown providers: `GET /props` → `default_generation_settings.n_ctx`, else
+    `n_ctx` (router mode: `/props?model=`), and `chat_template_caps` (TOOL_CAPS false: the
+    TOOLS_DROPPED warning). ollama, llmman (docs/model-servers.md §What the server says): `GET /api/ps` →
+    `context_length` of the loaded model, else `POST /api/show` → `num_ctx` in `parameters`, else the
+    model is loaded (`POST /api/generate`, as the first request would, within `load_timeout` seconds)
+    and `/api/ps` asked again, else ollama's default (OLLAMA_DEFAULT_WINDOW, 2048 before 0.6.7 by
+    `/api/version`) capped by `model_info["<arch>.context_length"]`. lmstudio: `GET
+    /api/v0/models/<model>` → `loaded_context_length`, else `max_context_length`. Any provider, last:
+    the `/models` entry's `max_model_len` (vLLM) or `context_length`. timeout: seconds per request.
     """
     import httpx
 
     origin = server_origin(base_url)
-    steps: list[Any] = []
-    if provider in ("ollama", "llmman"):
-        steps.append(lambda c: _ollama(c, origin, model))
-    elif provider == "lmstudio":
-        steps.append(lambda c: _get(c, f"{origin}/api/v0/models/{quote(model, safe='')}",
-                                    "loaded_context_length", "max_context_length"))
-    if provider not in ("ollama", "llmman", "lmstudio"):
-        steps.append(lambda c: _get(c, f"{origin}/props", "default_generation_settings.n_ctx", "n_ctx"))
-        steps.append(lambda c: _get(c, f"{origin}/props?model={quote(model, safe='')}",
-                                    "default_generation_settings.n_ctx", "n_ctx"))
-    steps.append(lambda c: _models_entry(c, base_url.rstrip("/") + "/models", model))
+    facts = ServerFacts(cuts_silently=cuts_silently(provider))
     try:
-        async with httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(origin), verify=origin.startswith("https:")) as client:
-            for step in steps:
-                try:
-                    found = await step(client)
-                except (httpx.HTTPError, ValueError, TypeError, AttributeError):
-                    continue
-                if found:
-                    return found
+        async with httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(origin),
+                                     verify=origin.startswith("https:")) as client:
+            if facts.cuts_silently:
+                await _ollama(client, origin, model, facts, load_timeout)
+            elif provider == "lmstudio":
+                facts.context_window = await _tolerant(_get(
+                    client, f"{origin}/api/v0/models/{quote(model, safe='')}",
+                    "loaded_context_length", "max_context_length"))
+            else:
+                await _llamacpp(client, origin, model, facts)
+            if facts.context_window is None:
+                facts.context_window = await _tolerant(_models_entry(client, base_url.rstrip("/") + "/models", model))
     except httpx.HTTPError:
-        return None
-    return None
+        pass
+    facts.warnings = warning_lines(facts, model, shown_url(base_url))
+    return facts
+
+
+def tools_dropped(props: Any) -> str:
+    """The TOOL_CAPS flag a llama.cpp `/props` answer says is false ("" when none is, or no caps)."""
+    caps = props.get("chat_template_caps") if isinstance(props, dict) else None
+    if isinstance(caps, dict):
+        for cap in TOOL_CAPS:
+            if caps.get(cap) is False:
+                return cap
+    return ""
 
 
 def server_origin(base_url: str) -> str:
@@ -137,34 +193,101 @@ def server_origin(base_url: str) -> str:
     return url
 
 
+async def _tolerant(step: Any) -> Any:
+    """`await step`, or None when the server's answer is missing or not what was expected."""
+    import httpx
+
+    try:
+        return await step
+    except (httpx.HTTPError, ValueError, TypeError, AttributeError):
+        return None
+
+
+async def _json(client: Any, method: str, url: str, **kwargs: Any) -> Any:
+    """The JSON body of a 2xx answer, else None."""
+    response = await client.request(method, url, **kwargs)
+    return response.json() if response.status_code < 400 else None
+
+
 async def _get(client: Any, url: str, *paths: str) -> int | None:
-    response = await client.get(url)
-    if response.status_code >= 400:
-        return None
-    return _first_int(response.json(), paths)
+    return _first_int(await _json(client, "GET", url), paths)
 
 
-async def _ollama(client: Any, origin: str, model: str) -> int | None:
-    response = await client.post(f"{origin}/api/show", json={"model": model, "name": model})
-    if response.status_code >= 400:
-        return None
-    body = response.json()
-    for line in str(body.get("parameters") or "").splitlines():
+async def _llamacpp(client: Any, origin: str, model: str, facts: ServerFacts) -> None:
+    """`/props`, then `/props?model=` (router mode): the window and the template's tool caps."""
+    for url in (f"{origin}/props", f"{origin}/props?model={quote(model, safe='')}"):
+        props = await _tolerant(_json(client, "GET", url))
+        facts.tools_dropped = facts.tools_dropped or tools_dropped(props)
+        facts.context_window = _first_int(props, ("default_generation_settings.n_ctx", "n_ctx"))
+        if facts.context_window:
+            return
+
+
+async def _ollama(client: Any, origin: str, model: str, facts: ServerFacts, load_timeout: float) -> None:
+    """The window ollama runs `model` with (probe_server's ollama rule); none when `/api/show`
+    does not answer."""
+    show = await _tolerant(_json(client, "POST", f"{origin}/api/show", json={"model": model, "name": model}))
+    if not isinstance(show, dict):  # not an ollama, or it does not know the model: unknown
+        return
+    num_ctx = None
+    for line in str(show.get("parameters") or "").splitlines():
         key, _, value = line.strip().partition(" ")
         if key == "num_ctx" and value.strip().isdigit():
-            return int(value.strip())
-    info = body.get("model_info") or {}
+            num_ctx = int(value.strip())
+    info = show.get("model_info") if isinstance(show.get("model_info"), dict) else {}
     arch = info.get("general.architecture")
-    keys = [f"{arch}.context_length"] if arch else []
-    keys += [k for k in info if k.endswith(".context_length")]
-    return _first_int(info, keys, dotted=False)
+    lengths = [f"{arch}.context_length"] + [k for k in info if k.endswith(".context_length")]
+    facts.trained_window = _first_int(info, lengths, dotted=False)
+    window = await _tolerant(_ollama_running(client, origin, model))
+    if window is None and num_ctx is None:  # not loaded: load it, as the first request would
+        loaded = await _tolerant(_json(client, "POST", f"{origin}/api/generate",
+                                       json={"model": model, "stream": False}, timeout=load_timeout))
+        window = await _tolerant(_ollama_running(client, origin, model)) if loaded is not None else None
+    window = window or num_ctx
+    if window is None:
+        version = await _tolerant(_json(client, "GET", f"{origin}/api/version"))
+        window = OLLAMA_OLD_DEFAULT_WINDOW if _older(version, (0, 6, 7)) else OLLAMA_DEFAULT_WINDOW
+        window = min(window, facts.trained_window or window)
+        facts.window_from = "default"
+    facts.context_window = window
+
+
+async def _ollama_running(client: Any, origin: str, model: str) -> int | None:
+    """`context_length` of `model` in `/api/ps` (the models loaded), else None."""
+    names = (model, f"{model}:latest")
+    for entry in (await _json(client, "GET", f"{origin}/api/ps") or {}).get("models") or []:
+        if isinstance(entry, dict) and (entry.get("name") in names or entry.get("model") in names):
+            return _first_int(entry, ("context_length",))
+    return None
+
+
+def _older(version: Any, than: tuple[int, ...]) -> bool:
+    """True when an `/api/version` answer names a version before `than` (unknown: False)."""
+    text = version.get("version") if isinstance(version, dict) else None
+    parts = str(text or "").split("-")[0].split(".")
+    if not text or not all(p.isdigit() for p in parts):
+        return False
+    return tuple(int(p) for p in parts) < than
+
+
+def warning_lines(facts: ServerFacts, model: str, url: str) -> list[str]:
+    """The lines to show the user once about `facts` (TOOLS_DROPPED, OLLAMA_WINDOW_GUESSED,
+    OLLAMA_SMALL_WINDOW), for `model` served at `url` (a password in it already hidden)."""
+    lines = []
+    if facts.tools_dropped:
+        lines.append(TOOLS_DROPPED.format(model=model, url=url, cap=facts.tools_dropped))
+    window, trained = facts.context_window, facts.trained_window
+    if facts.window_from == "default" and window:
+        lines.append(OLLAMA_WINDOW_GUESSED.format(model=model, window=window))
+    elif (facts.window_from == "server" and facts.cuts_silently and window and trained
+          and window < min(trained, OLLAMA_SUGGESTED_WINDOW)):
+        lines.append(OLLAMA_SMALL_WINDOW.format(model=model, window=window, trained=trained,
+                                                suggested=min(trained, OLLAMA_SUGGESTED_WINDOW)))
+    return lines
 
 
 async def _models_entry(client: Any, url: str, model: str) -> int | None:
-    response = await client.get(url)
-    if response.status_code >= 400:
-        return None
-    for entry in response.json().get("data") or []:
+    for entry in (await _json(client, "GET", url) or {}).get("data") or []:
         if isinstance(entry, dict) and entry.get("id") == model:
             return _first_int(entry, ("max_model_len", "context_length", "context_window"))
     return None

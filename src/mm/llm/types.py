@@ -92,6 +92,11 @@ class LLMError(Exception):
         self.url = url
 
 
+class ResolveError(Exception):
+    """No usable model server (mm.llm.resolve); `str(err)` is one line saying what to install or
+    configure. Here, below both mm.llm.resolve and mm.llm.embedded, so neither imports the other back."""
+
+
 @dataclass
 class StreamDelta:
     """One piece of a streaming answer, passed to the engine's callback as it arrives.

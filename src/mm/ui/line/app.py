@@ -26,7 +26,7 @@ from mm.ui.line.keys import ask_line, newline_keys
 from mm.ui.line.view import LineView
 
 PROMPT = "› "
-BANNER = "mm v{version} · {model} @ {provider} · {url} · context window {window} · tools: {tools}"
+BANNER = "mm v{version} · {model} · context window {window} · tools: {tools}"  # model: mm.llm.resolve.model_line
 CONNECTING = "connecting to the model server…"
 LEFT_ON = "mm: {signal} received: leaving"  # after SIGTERM (after SIGHUP nobody can read it)
 NOTHING_TO_RESUME = "no saved conversation in {dir}"
@@ -218,10 +218,13 @@ def memory_search(config: AgentConfig, cwd: Path) -> Any:
 
 
 def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:
-    """The start-up banner: model, provider, server URL, context window, tools declared."""
+    """The start-up banner: the model and where it runs (mm.llm.resolve.model_line), the context
+    window, the tools declared."""
+    from mm.llm.resolve import model_line
+
     window = f"{conv.context_window} tokens" if conv.context_window else "unknown"
-    return BANNER.format(version=__version__, model=endpoint.model, provider=endpoint.provider,
-                         url=endpoint.base_url, window=window, tools=", ".join(conv.registry.names) or "none")
+    return BANNER.format(version=__version__, model=model_line(endpoint), window=window,
+                         tools=", ".join(conv.registry.names) or "none")
 
 
 def session_to_resume(config: AgentConfig, cwd: Path, resume: str) -> Path | str:
@@ -269,8 +272,8 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
     Ctrl-C then raises KeyboardInterrupt, which `mm` reports as `mm: interrupted` (mm.cli)."""
     from rich.console import Console
 
-    from mm.llm.resolve import ResolveError, context_window, resolve_endpoint
-    from mm.run import build_conversation, make_client
+    from mm.llm.resolve import ResolveError, resolve_endpoint, server_facts
+    from mm.run import apply_facts, build_conversation, make_client
 
     console = console or Console(highlight=False)
     resumed = session_to_resume(config, cwd, resume) if resume is not None else None
@@ -292,7 +295,8 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
         except SessionError as err:
             console.print(f"mm: {err}", style="red", markup=False, highlight=False, soft_wrap=True)
             return 2
-        conv.context_window = await context_window(config, endpoint)
+        facts = await server_facts(config, endpoint, load_timeout=config.watchdogTimeout)
+        apply_facts(conv, facts)
         view = LineView(console, config.previewLines)
         from mm.ui.line.plain import PlainSession, stdin_is_a_terminal
 
@@ -300,7 +304,7 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
             session: Any = PlainSession()
         else:
             session = prompt_session(history_file, input, output)
-        banner = banner_line(config, endpoint, conv)
+        banner = "\n".join([banner_line(config, endpoint, conv)] + facts.warnings)
         if resumed is not None:
             banner += "\n" + RESUMED.format(id=resumed.stem, n=len(conv.history) - 1)
         try:
