@@ -13,7 +13,6 @@ import stat
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from harness import pids_matching
 from mm.sessions.store import session_record, write_session
 from mm.tools.fs import NOT_REGULAR, WOULD_WAIT, FileRefused, open_regular, read_bytes, read_chunks
 from mm.ui.line.history import NOT_KEPT
+from test_line_mode_signals import until
 from test_line_mode_terminal import Terminal, spawn_on_terminal
 
 
@@ -157,14 +157,21 @@ def test_an_agent_file_that_is_a_node_is_one_line(tmp_path, where):
     assert proc.stderr == f"mm: {NOT_REGULAR.format(path=shown, kind=kind)}\n"
 
 
+def test_resuming_a_session_that_is_a_node_is_one_line(scripted_server, tmp_path):
+    hostile_folder(tmp_path)
+    for name, kind in (("aaaaaaaa", "named pipe"), ("bbbbbbbb", "character device")):
+        session_id = f"20260101-000000-{name}"
+        proc = subprocess.run([sys.executable, "-m", "mm", "--resume", session_id, "--base-url",
+                               scripted_server.base_url, "--model", "m"], cwd=tmp_path, env=env_for(tmp_path),
+                              input="/quit\n", capture_output=True, text=True, timeout=60)
+        path = tmp_path / ".mm" / "sessions" / f"{session_id}.json"
+        assert proc.returncode == 2
+        assert proc.stdout.splitlines()[-1] == (f"mm: {path}: not a session file (it is a {kind}, not a regular file — mm "
+                                       "reads and writes regular files only)")
+
+
 ENV = {"PROMPT_TOOLKIT_NO_CPR": "1", "COLUMNS": "200", "LINES": "40"}
 
-
-def until(condition, timeout: float = 10) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return bool(condition())
 
 
 @pytest.mark.parametrize("stop", ["ctrl-c", "sigint"])
@@ -207,6 +214,7 @@ def test_line_mode_starts_among_nodes_and_ctrl_c_still_works(scripted_server, tm
         assert proc.wait(15) == 0
         assert "Traceback" not in term.seen.decode(errors="replace")
         assert stat.S_ISFIFO((state / "history").stat().st_mode)
+        assert "aaaaaaaa" not in term.seen.decode(errors="replace")  # /sessions passed the pipe over
         assert scripted_server.requests[1]["messages"][-1]["content"] == pipe_refusal("to_fifo")
     finally:
         if proc.poll() is None:

@@ -10,22 +10,16 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from harness import RecordingUI, make_conversation, pids_matching
 from mm.sessions.load import UNRECORDED_RESULT, load_session
 from mm.sessions.store import BUSY, session_record, write_session
+from test_line_mode_signals import until
 from test_line_mode_terminal import Terminal, spawn_on_terminal
 
 SESSIONS = ".mm/sessions"
 
-
-def until(condition, timeout: float = 15) -> bool:
-    deadline = time.monotonic() + timeout
-    while not condition() and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return bool(condition())
 
 
 def env_for(cwd: Path) -> dict[str, str]:

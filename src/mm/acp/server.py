@@ -98,7 +98,7 @@ class EditorAgent:
             previous.cancel()
             async with self.turns:
                 await previous.conv.close()  # its agents stopped, its file let go for this load
-        if not path.is_file():
+        if not path.exists() or path.is_dir():  # a named pipe is found, and refused when read
             raise RequestError.invalid_params({"sessionId": session_id,
                                                "error": NO_SESSION_FILE.format(id=session_id, dir=directory)})
         try:  # in a thread: the event loop never waits on the disk

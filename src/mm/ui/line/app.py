@@ -237,7 +237,8 @@ def session_to_resume(config: AgentConfig, cwd: Path, resume: str) -> Path | str
         latest = latest_session(directory)
         return latest.path if latest is not None else NOTHING_TO_RESUME.format(dir=directory)
     path = directory / f"{Path(resume).name.removesuffix('.json')}.json"
-    return path if path.is_file() else NO_SUCH_SESSION.format(id=resume, dir=directory)
+    found = path.exists() and not path.is_dir()  # a named pipe is found, and refused when read
+    return path if found else NO_SUCH_SESSION.format(id=resume, dir=directory)
 
 
 async def sessions_text(config: AgentConfig, cwd: Path, choice: str = "", conv: Any = None) -> str:
