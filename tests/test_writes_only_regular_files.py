@@ -204,3 +204,44 @@ def test_the_prompt_history_is_only_a_regular_file(tmp_path):
     from prompt_toolkit.history import FileHistory  # the same format as prompt_toolkit's
 
     assert list(FileHistory(str(history.path)).load_history_strings()) == ["two\nlines", "first"]
+
+
+def recalled(term, entry: str) -> None:
+    """Press Up until `entry` shows: the history loads in a thread, and may not be there yet."""
+    for _ in range(20):
+        term.write(b"\x1b[A")
+        try:
+            term.expect(entry, timeout=1)
+            return
+        except AssertionError:
+            continue
+    raise AssertionError(f"{entry!r} never came back with Up")
+
+
+def test_the_prompt_history_is_kept_across_runs_of_line_mode(scripted_server, tmp_path):
+    from test_line_mode_terminal import Terminal, spawn_on_terminal
+
+    scripted_server.add_reply("noted")
+    argv = [sys.executable, "-m", "mm", "--base-url", scripted_server.base_url, "--model", "m"]
+    env = {"PROMPT_TOOLKIT_NO_CPR": "1", "COLUMNS": "120"}
+    for run in ("first", "second"):
+        proc, fd = spawn_on_terminal(argv, tmp_path, env, size=(40, 120))
+        term = Terminal(fd)
+        try:
+            term.expect("›")
+            if run == "first":
+                term.write("remember this line\r")
+                term.expect("noted")
+                term.expect("›")
+            else:
+                recalled(term, "/quit")  # Up: the previous run's /quit, then its prompt
+                recalled(term, "remember this line")
+            term.write(b"\x15/quit\r")  # Ctrl-U clears the line first
+            assert proc.wait(15) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(10)
+            os.close(fd)
+    history = tmp_path / ".local" / "state" / "mm" / "history"
+    assert list(PromptHistory(history).load_history_strings())[::-1][:2] == ["remember this line", "/quit"]
