@@ -221,3 +221,34 @@ def test_line_mode_starts_among_nodes_and_ctrl_c_still_works(scripted_server, tm
             proc.kill()
             proc.wait(10)
         os.close(fd)
+
+
+async def test_every_reader_is_bounded(tmp_path):
+    """A file larger than its reader takes is one line, read no further (sparse files: no disk)."""
+    from mm.skills import SKILL_BYTES, load_catalogue
+    from mm.tools.base import ToolContext
+    from mm.tools.edit.tool import EditFile
+    from mm.tools.fs import TEXT_FILE_BYTES
+    from mm.tools.read_skill import ReadSkill
+    from mm.tools.write_file import WriteFile
+
+    with open(tmp_path / "huge.txt", "wb") as f:
+        f.truncate(TEXT_FILE_BYTES + 1)
+    ctx = ToolContext(cwd=tmp_path)
+    edit = await EditFile().run({"path": "huge.txt", "edits": [{"old": "a", "new": "b"}]}, ctx)
+    assert edit.failed and edit.text == ("huge.txt is larger than 64 MiB — edit_file and write_file change text files "
+                                         "up to that size")
+    write = await WriteFile().run({"path": "huge.txt", "content": "small\n"}, ctx)
+    assert write.text == "huge.txt: replaced · 1 line (the previous content was larger than 64 MiB: no diff)"
+    assert (tmp_path / "huge.txt").read_text() == "small\n"
+    skills = tmp_path / "skills"
+    skills.mkdir()
+    (skills / "big.md").write_text("---\ndescription: big\n---\n" + "x" * SKILL_BYTES)
+    catalogue = load_catalogue(skills)
+    assert [s.name for s in catalogue] == ["big"]  # the catalogue reads its head only
+    read = await ReadSkill(skills, catalogue).run({"name": "big"}, ctx)
+    assert read.failed and read.text == f"[read_skill: the skill big ({skills / 'big.md'}) cannot be read: it is larger than 1 MiB]"
+    (tmp_path / "agent.yaml").write_text("model: m\n" + "#" * (1 << 20))
+    proc = subprocess.run([sys.executable, "-m", "mm", "-c", "agent.yaml", "-p", "hi"], cwd=tmp_path,
+                          env=env_for(tmp_path), capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 2 and proc.stderr == "mm: agent.yaml is larger than 1 MiB\n"
