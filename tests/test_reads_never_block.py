@@ -21,7 +21,7 @@ from harness import pids_matching
 from mm.sessions.store import session_record, write_session
 from mm.tools.fs import NOT_REGULAR, WOULD_WAIT, FileRefused, open_regular, read_bytes, read_chunks
 from mm.ui.line.history import NOT_KEPT
-from test_line_mode_signals import until
+from test_line_mode_signals import stop, until
 from test_line_mode_terminal import Terminal, spawn_on_terminal
 
 
@@ -174,8 +174,8 @@ ENV = {"PROMPT_TOOLKIT_NO_CPR": "1", "COLUMNS": "200", "LINES": "40"}
 
 
 
-@pytest.mark.parametrize("stop", ["ctrl-c", "sigint"])
-def test_line_mode_starts_among_nodes_and_ctrl_c_still_works(scripted_server, tmp_path, stop):
+@pytest.mark.parametrize("how", ["ctrl-c", "sigint"])
+def test_line_mode_starts_among_nodes_and_ctrl_c_still_works(scripted_server, tmp_path, how):
     """The prompt history a named pipe, nodes among the skills and the sessions: line mode starts,
     says what it passes over, lists the good session, and a Ctrl-C (typed, or SIGINT sent) still
     cancels a running command."""
@@ -183,7 +183,7 @@ def test_line_mode_starts_among_nodes_and_ctrl_c_still_works(scripted_server, tm
     state = tmp_path / ".local" / "state" / "mm"
     state.mkdir(parents=True)
     os.mkfifo(state / "history")
-    marker = f"sleep 1019.{os.getpid()}{len(stop)}"
+    marker = f"sleep 1019.{os.getpid()}{len(how)}"
     scripted_server.add_tool_calls([{"name": "read_file", "arguments": {"path": "to_fifo"}}])
     scripted_server.add_reply("refused, as it should")
     scripted_server.add_tool_calls([{"name": "bash", "arguments": {"command": marker}}])
@@ -203,7 +203,7 @@ def test_line_mode_starts_among_nodes_and_ctrl_c_still_works(scripted_server, tm
         term.write("wait\r")
         term.expect(f"bash: {marker}")
         assert until(lambda: pids_matching(marker)), f"{marker} never started"
-        if stop == "sigint":
+        if how == "sigint":
             os.kill(proc.pid, signal.SIGINT)
         else:
             term.write(b"\x03")
@@ -217,10 +217,7 @@ def test_line_mode_starts_among_nodes_and_ctrl_c_still_works(scripted_server, tm
         assert "aaaaaaaa" not in term.seen.decode(errors="replace")  # /sessions passed the pipe over
         assert scripted_server.requests[1]["messages"][-1]["content"] == pipe_refusal("to_fifo")
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-        os.close(fd)
+        stop(proc, term)
 
 
 async def test_every_reader_is_bounded(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 from harness import RecordingUI, make_conversation, pids_matching
 from mm.sessions.load import UNRECORDED_RESULT, load_session
 from mm.sessions.store import BUSY, session_record, write_session
-from test_line_mode_signals import until
+from test_line_mode_signals import stop, until
 from test_line_mode_terminal import Terminal, spawn_on_terminal
 
 SESSIONS = ".mm/sessions"
@@ -185,7 +185,4 @@ def test_a_conversation_left_by_new_or_sessions_is_let_go(scripted_server, tmp_p
         term.write("/quit\r")
         assert proc.wait(15) == 0
     finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait(10)
-        os.close(fd)
+        stop(proc, term)

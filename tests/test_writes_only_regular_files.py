@@ -219,6 +219,7 @@ def recalled(term, entry: str) -> None:
 
 
 def test_the_prompt_history_is_kept_across_runs_of_line_mode(scripted_server, tmp_path):
+    from test_line_mode_signals import stop
     from test_line_mode_terminal import Terminal, spawn_on_terminal
 
     scripted_server.add_reply("noted")
@@ -239,9 +240,6 @@ def test_the_prompt_history_is_kept_across_runs_of_line_mode(scripted_server, tm
             term.write(b"\x15/quit\r")  # Ctrl-U clears the line first
             assert proc.wait(15) == 0
         finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait(10)
-            os.close(fd)
+            stop(proc, term)
     history = tmp_path / ".local" / "state" / "mm" / "history"
     assert list(PromptHistory(history).load_history_strings())[::-1][:2] == ["remember this line", "/quit"]
