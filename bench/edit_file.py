@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mm.tools.base import ToolContext
 from mm.tools.edit import EditFile
-from mm.tools.fs import write_text_atomic
+from mm.tools.fs import write_atomic
 
 LINES = 10_000
 
@@ -44,7 +44,7 @@ def build_file(path: Path) -> None:
 def baseline(path: Path) -> None:
     """The least an edit costs: read, replace once, write atomically."""
     text = path.read_text()
-    write_text_atomic(path, text.replace("    value_900 = x * 900", "    value_900 = x * 900", 1))
+    write_atomic(path, text.replace("    value_900 = x * 900", "    value_900 = x * 900", 1))
 
 
 async def timed(label: str, call, reps: int, base: float | None) -> float:

@@ -68,10 +68,18 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
                     kept_as = kept.id
                 except (OSError, ValueError):
                     pass
+                kept.release()  # archived: another mm may go on with it
             save(c)
             return kept_as
 
+        def save_now(c: Conversation) -> None:  # in a turn: what ran is on disk at once (docs/sessions.md)
+            try:
+                session.save(c.history, c.errors, asdict(c.totals), index=False)
+            except (OSError, ValueError):  # the end of the turn saves again, and says what fails
+                pass
+
         conv.on_turn_end = save
+        conv.on_change = save_now
         conv.on_new = keep_previous
         memory = conv.registry.get("search_memory")
         if memory is not None:  # the conversation in progress is left out of its own search

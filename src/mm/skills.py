@@ -20,6 +20,7 @@ COMMAND_NAMES = ("new", "compact")  # mm's own slash commands: they win over a s
 SKILL_FILE = "SKILL.md"  # the skill of a directory skill
 SUFFIX = ".md"
 HEAD_BYTES = 64 * 1024  # the part of a skill file read for the catalogue (frontmatter, first line)
+SKILL_BYTES = 1 << 20  # the largest skill file read_skill returns (a longer one is refused)
 DESCRIPTION_CHARS = 200  # a longer description is cut, with an ellipsis
 NAME_CHARS = 64
 NAME_PATTERN = re.compile(r"\w[\w.-]*")  # letters, digits, _, then also . and -
@@ -75,16 +76,16 @@ def load_catalogue(directory: Path, warn: Warn | None = None) -> list[Skill]:
     except OSError:
         return []
     found: dict[str, Path] = {}
-    for entry in entries:
+    for entry in entries:  # a named pipe or a device is found too: skipped with a warning
         if entry.name.startswith("."):
             continue
-        if entry.name.endswith(SUFFIX) and _is_file(Path(entry.path)):
+        if entry.name.endswith(SUFFIX) and _exists(Path(entry.path)) and not _is_dir(Path(entry.path)):
             found[entry.name[: -len(SUFFIX)]] = Path(entry.path)
     for entry in entries:
         if entry.name.startswith(".") or entry.name in found:
             continue
         nested = Path(entry.path) / SKILL_FILE
-        if _is_dir(Path(entry.path)) and _is_file(nested):
+        if _is_dir(Path(entry.path)) and _exists(nested) and not _is_dir(nested):
             found[entry.name] = nested
     skills = []
     for name in sorted(found):
@@ -168,9 +169,9 @@ def catalogue_of(registry: Any) -> list[Skill]:
     return list(getattr(tool, "catalogue", None) or [])
 
 
-def _is_file(path: Path) -> bool:
+def _exists(path: Path) -> bool:
     try:
-        return path.is_file()
+        return path.exists()
     except OSError:
         return False
 
@@ -186,11 +187,12 @@ def _read_skill(name: str, path: Path) -> tuple[Skill | None, str]:
     """(the skill, "") or (None, why it is skipped)."""
     if len(name) > NAME_CHARS or not NAME_PATTERN.fullmatch(name):
         return None, BAD_NAME.format(name=name, n=NAME_CHARS)
-    try:
-        with path.open("rb") as f:
-            head = f.read(HEAD_BYTES)
-    except OSError as err:
-        return None, UNREADABLE.format(reason=(err.strerror or str(err)).lower())
+    from mm.tools.fs import read_head
+
+    try:  # without blocking: a named pipe or a device is refused (mm.tools.fs.open_regular)
+        head = read_head(path, HEAD_BYTES)
+    except OSError as err:  # FileRefused says why in its own words
+        return None, getattr(err, "reason", None) or UNREADABLE.format(reason=(err.strerror or str(err)).lower())
     try:
         text = codecs.getincrementaldecoder("utf-8")().decode(head, final=len(head) < HEAD_BYTES)
     except UnicodeDecodeError:

@@ -98,11 +98,11 @@ class EditorAgent:
             previous.cancel()
             async with self.turns:
                 await previous.conv.close()  # its agents stopped, its file let go for this load
-        if not path.is_file():
+        if not path.exists() or path.is_dir():  # a named pipe is found, and refused when read
             raise RequestError.invalid_params({"sessionId": session_id,
                                                "error": NO_SESSION_FILE.format(id=session_id, dir=directory)})
-        try:
-            meta, messages = load_session(path)
+        try:  # in a thread: the event loop never waits on the disk
+            meta, messages = await asyncio.to_thread(load_session, path)
         except SessionError as err:
             raise RequestError.invalid_params({"sessionId": session_id, "error": str(err)}) from None
         session = self._register(session_id, where)

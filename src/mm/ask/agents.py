@@ -57,8 +57,11 @@ def _about(path: Path) -> tuple[str, str, str]:
     `acp.title` does not count as a purpose."""
     import yaml
 
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    from mm.config.load import AGENT_FILE_BYTES
+    from mm.tools.fs import read_bytes
+
+    try:  # without blocking, bounded: a named pipe or a device is no agent file
+        data = yaml.safe_load(read_bytes(path, AGENT_FILE_BYTES).decode("utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError, RecursionError):
         return "", "", ""
     data = data if isinstance(data, dict) else {}

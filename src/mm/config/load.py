@@ -12,6 +12,7 @@ from mm.config.schema import AgentConfig
 ENV_OVERRIDES = {"MM_MODEL": "model", "MM_BASE_URL": "baseUrl", "MM_PROVIDER": "provider",
                  "MM_YOLO": "yolo"}  # MM_YOLO: set by an asking mm for the agent it starts (mm.ask)
 FLAGS = {"model": "--model", "baseUrl": "--base-url", "provider": "--provider"}
+AGENT_FILE_BYTES = 1 << 20  # the largest agent file read
 
 
 class ConfigError(Exception):
@@ -35,11 +36,11 @@ def find_agent_file(explicit: str | None, cwd: Path) -> Path | None:
         path = Path(explicit).expanduser()
         if path.is_dir():
             raise ConfigError(f"{explicit}: is a directory — -c takes the agent file itself (e.g. {explicit}/agent.yaml)")
-        if not path.is_file():
+        if not path.exists():
             raise ConfigError(f"{explicit}: no such agent file")
-        return path
+        return path  # a named pipe or a device is refused when read (_read_yaml)
     for candidate in (cwd / ".mm" / "agent.yaml", Path.home() / ".config" / "mm" / "agent.yaml"):
-        if candidate.is_file():
+        if candidate.exists() and not candidate.is_dir():
             return candidate
     return None
 
@@ -130,9 +131,13 @@ def _resolve_asked_agents(config: AgentConfig, base: Path) -> None:
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, int]]:
     import yaml
 
+    from mm.tools.fs import FileRefused, read_bytes
+
     label = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
+    try:  # without blocking, at most AGENT_FILE_BYTES (mm.tools.fs.read_bytes)
+        text = read_bytes(path, AGENT_FILE_BYTES, label).decode("utf-8")
+    except FileRefused as err:  # a named pipe, a device, too large
+        raise ConfigError(str(err)) from None
     except (OSError, UnicodeDecodeError) as err:
         raise ConfigError(f"{label}: cannot be read: {err}") from None
     try:

@@ -72,6 +72,7 @@ class Conversation:
     permissions: Permissions = field(default_factory=Permissions)
     loops: LoopDetector = field(default_factory=LoopDetector)
     on_turn_end: Any = None  # callable(conversation) run after each turn (session save)
+    on_change: Any = None  # callable(conversation) run in a turn as it happens: tool calls made, each result
     on_new: Any = None  # callable(conversation, previous history) -> the id it was kept as, run by /new
     kept_as: str | None = None  # the id the conversation before the last /new was kept as (sessions)
     session: Any = None  # the session file (mm.sessions.store.SessionFile) when sessions are on
@@ -158,11 +159,15 @@ class Conversation:
                 if stop:
                     return TurnDone("error", recap, error=stop)
                 continue
+            if self.on_change is not None:  # the calls are saved before they run (docs/sessions.md)
+                self.on_change(self)
             ctx.message_text = message.content
             for call in message.tool_calls:
                 outcome = await run_call(call, self.registry, ctx, ui, self.permissions, self.yolo, self.loops)
                 recaps.count(recap, call.name)
                 self.history.append({"role": "tool", "tool_call_id": call.id, "content": outcome.result.text})
+                if self.on_change is not None:
+                    self.on_change(self)
                 if outcome.stop_error:
                     self._answer_skipped(message, call.id, NOT_RUN)
                     return TurnDone("error", recap, error=outcome.stop_error)

@@ -7,6 +7,7 @@ UNRECORDED_RESULT so that the history is one every server accepts.
 
 from __future__ import annotations
 
+import bisect
 import json
 import os
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ UNRECORDED_RESULT = "[error: no result was recorded for this call]"
 NOT_A_SESSION = "{path}: not a session file ({why})"
 MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name", "summary", "pinned", "prompts")
 ROLES = ("system", "user", "assistant", "tool")
+SESSION_BYTES = 256 << 20  # the largest session file read
 
 
 class SessionError(ValueError):
@@ -72,11 +74,16 @@ def timestamp(text: str, path: Path | None = None) -> float:
 
 
 def read_record(path: Path) -> dict[str, Any]:
-    """The JSON object of a session file; raises SessionError (unreadable, not JSON, not an object)."""
+    """The JSON object of a session file, read without blocking and at most SESSION_BYTES
+    (mm.tools.fs.read_bytes); raises SessionError (a named pipe or a device, too large,
+    unreadable, not JSON, not an object)."""
+    from mm.tools.fs import read_bytes
+
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8", errors="replace"))
-    except OSError as err:
-        raise SessionError(NOT_A_SESSION.format(path=path, why=err.strerror or err)) from err
+        data = json.loads(read_bytes(path, SESSION_BYTES).decode("utf-8", errors="replace"))
+    except OSError as err:  # FileRefused says why in its own words
+        why = getattr(err, "reason", None) or err.strerror or err
+        raise SessionError(NOT_A_SESSION.format(path=path, why=why)) from err
     except ValueError as err:
         raise SessionError(NOT_A_SESSION.format(path=path, why=f"invalid JSON: {err}")) from err
     if not isinstance(data, dict):
@@ -140,31 +147,42 @@ def _well_formed(msg: dict) -> dict:
 
 
 def repair(messages: list[dict]) -> tuple[list[dict], list[str]]:
-    """Answer every tool call that has no result with UNRECORDED_RESULT, right after the results
-    it has; drop tool results that answer no call. Returns the history and the repaired call ids."""
-    out: list[dict] = []
-    pending: list[str] = []
-    unanswered: list[str] = []
-    for msg in messages:
-        if msg["role"] == "tool" and msg.get("tool_call_id") in pending:
-            pending.remove(msg["tool_call_id"])
-            out.append(msg)
-            continue
-        if msg["role"] == "tool":
-            continue  # a result of no call: servers refuse it
-        _close(out, pending, unanswered)
-        out.append(msg)
+    """Put every tool result right after the message that made its call, paired by
+    `tool_call_id` wherever the file holds it (a result saved after a later message is kept);
+    answer a call without a result with UNRECORDED_RESULT; drop results that answer no call.
+    Returns the history and the repaired call ids.
+
+    Servers reuse ids (`call_0` every turn): a result answers the last call of its id made
+    before it, else the first one made after it."""
+    calls: list[tuple[int, str]] = []  # (message index, call id), in order
+    for at, msg in enumerate(messages):
         if msg["role"] == "assistant":
-            pending = [c.get("id") for c in _list(msg.get("tool_calls")) if isinstance(c, dict)]
-    _close(out, pending, unanswered)
+            calls += [(at, c.get("id")) for c in _list(msg.get("tool_calls")) if isinstance(c, dict)]
+    waiting: dict[Any, list[int]] = {}  # call id -> the indexes in `calls` of its unanswered calls
+    for n, (_at, call_id) in enumerate(calls):
+        waiting.setdefault(call_id, []).append(n)
+    answers: dict[int, dict] = {}  # index in `calls` -> its result
+    for at, msg in enumerate(messages):
+        call_id = msg.get("tool_call_id")
+        same = waiting.get(call_id) if msg["role"] == "tool" and isinstance(call_id, str) else None
+        if same:
+            made_before = bisect.bisect_left(same, at, key=lambda n: calls[n][0])
+            answers[same.pop(made_before - 1 if made_before else 0)] = msg
+    out: list[dict] = []
+    unanswered: list[str] = []
+    n = 0
+    for at, msg in enumerate(messages):
+        if msg["role"] == "tool":
+            continue
+        out.append(msg)
+        while n < len(calls) and calls[n][0] == at:
+            result = answers.get(n)
+            if result is None:
+                result = {"role": "tool", "tool_call_id": calls[n][1], "content": UNRECORDED_RESULT}
+                unanswered.append(calls[n][1])
+            out.append(result)
+            n += 1
     return out, unanswered
-
-
-def _close(out: list[dict], pending: list[str], unanswered: list[str]) -> None:
-    for call_id in pending:
-        out.append({"role": "tool", "tool_call_id": call_id, "content": UNRECORDED_RESULT})
-        unanswered.append(call_id)
-    pending.clear()
 
 
 def session_paths(directory: Path) -> list[Path]:

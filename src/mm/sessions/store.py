@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mm.sessions.load import SessionError
-from mm.tools.fs import write_text_atomic
+from mm.tools.fs import write_atomic
 
 FORMAT_VERSION = 1
 BUSY = "the conversation {id} is open in another mm process: go on with it there, or pick another one (/sessions)"
@@ -48,9 +48,11 @@ def _lock(path: Path, session_id: str) -> int | None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
+    from mm.tools.fs import open_regular
+
     for _ in range(5):
-        try:
-            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:  # a regular file only (mm.tools.fs): a named pipe or a device there is no lock
+            fd = open_regular(path, "w")
         except OSError:
             return None
         try:
@@ -76,11 +78,12 @@ def session_record(*, id: str, messages: list[dict], created: str, updated: str,
 
 
 def write_session(path: Path, record: dict[str, Any], index: bool = True) -> None:
-    """Write `record` to `path` atomically (mm.tools.fs.write_text_atomic); raises OSError.
+    """Write `record` to `path` atomically (mm.tools.fs.write_atomic: a regular file only);
+    raises OSError (FileRefused for a named pipe, a device…).
 
     With `index`, the directory's search index is refreshed for this file (errors ignored).
     """
-    write_text_atomic(path, json.dumps(record, ensure_ascii=False, indent=1) + "\n")
+    write_atomic(path, json.dumps(record, ensure_ascii=False, indent=1) + "\n")
     if index:
         from mm.sessions.index import index_saved
 
@@ -131,9 +134,11 @@ class SessionFile:
             os.close(self._lock)
             self._lock = None
 
-    def save(self, messages: list[dict], errors: list[dict], usage: dict[str, int]) -> None:
+    def save(self, messages: list[dict], errors: list[dict], usage: dict[str, int], index: bool = True) -> None:
         """Rewrite the file with the whole conversation (atomically); raises OSError, and
-        SessionBusy when another process holds this id (see claim)."""
+        SessionBusy when another process holds this id (see claim). `index`: refresh the
+        search index too (a save in the middle of a turn leaves it stale: searches read the
+        file then)."""
         if self._lock is None:
             self.claim(self.id)
         meta = dict(self.meta)
@@ -141,4 +146,4 @@ class SessionFile:
                                 updated=iso(time.time()), cwd=str(meta.pop("cwd", "")),
                                 model=str(meta.pop("model", "") or ""), errors=errors, usage=usage,
                                 extra=meta)
-        write_session(self.path, record)
+        write_session(self.path, record, index)

@@ -1,4 +1,9 @@
-"""Reading and writing text files byte for byte, atomically (DESIGN.md §Conventions).
+"""Files on disk: the one place mm opens, reads and writes them (docs/tools-edit.md §Files on disk).
+
+Writing: `write_atomic` (a whole file) and `append_to` (a log, the prompt history) write only
+regular files, never under /dev, /proc or /sys, as written or as resolved (`write_target`).
+Reading: `open_regular` opens without blocking and checks what was opened, not the path; every
+read is bounded by size (`read_head`, `read_bytes`, `read_chunks`).
 
 Text is read and written with `newline=""` semantics: no line-ending translation, so a CRLF
 file keeps its carriage returns and a file without a final newline stays without one.
@@ -9,20 +14,52 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 BOM = "\ufeff"
 NOT_UTF8 = "{path} is not UTF-8 text — edit_file and write_file only change UTF-8 text files"
 BINARY = "{path} is a binary file — edit_file and write_file only change text files"
+TEXT_TOO_LARGE = "{path} is larger than {limit} — edit_file and write_file change text files up to that size"
+# Every refusal starts with "{path} ": FileRefused.reason says the same of "it".
 IS_DIR = "{path} is a directory, not a file"
-NOT_REGULAR = "{path} is a {kind}, not a regular file — the file tools read and write regular files only"
+NOT_REGULAR = "{path} is a {kind}, not a regular file — mm reads and writes regular files only"
+SYSTEM_PATH = "{path} is in {root}, a folder of the system's devices and processes — mm never writes there"
+SYSTEM_LINK = "{path} leads to {target}, in {root}, a folder of the system's devices and processes — mm never writes there"
+WOULD_WAIT = "{path} cannot be read without waiting (it is no ordinary file)"
+TOO_LARGE = "{path} is larger than {limit}"
+SYSTEM_ROOTS = ("/dev", "/proc", "/sys")
+MAX_LINKS = 40  # symlinks followed, as the kernel's limit
+CHUNK = 1 << 20  # bytes a read asks for at once
+TEXT_FILE_BYTES = 64 << 20  # the largest file edit_file and write_file read as text
 DEFAULT_UMASK = 0o022
+_OPEN = {"r": os.O_RDONLY, "w": os.O_RDWR | os.O_CREAT, "a": os.O_WRONLY | os.O_APPEND | os.O_CREAT}
+_KINDS = ((stat.S_ISDIR, "directory"), (stat.S_ISFIFO, "named pipe"), (stat.S_ISCHR, "character device"),
+          (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket"))
+
+
+class FileRefused(OSError):
+    """A path mm does not read or write: not a regular file, a system path, too large, or a read
+    that would wait. `str(err)` is the one-line message naming the path; `reason` says the
+    same of "it" (for a message that names the path already)."""
+
+    def __init__(self, template: str, path: str, **fields: str):
+        super().__init__(template.format(path=path, **fields))
+        self.reason = template.format(path="it", **fields)
+
+
+class FileTooLarge(FileRefused):
+    """A file larger than the limit of its reader (TOO_LARGE)."""
 
 
 class TextFileError(Exception):
-    """A file that cannot be handled as text; `str(err)` is the message for the model."""
+    """A file that cannot be handled as text; `str(err)` is the message for the model.
+    `too_large`: the file is larger than TEXT_FILE_BYTES (its content was not read)."""
+
+    def __init__(self, message: str, too_large: bool = False):
+        super().__init__(message)
+        self.too_large = too_large
 
 
 @dataclass(frozen=True)
@@ -55,19 +92,27 @@ def line_endings(text: str) -> str:
     return "\r\n" if crlf == text.count("\n") else "mixed"
 
 
+def size_text(n: int) -> str:
+    """`n` bytes as `64 MiB`, `4 KiB` or `100 bytes` (limits in messages)."""
+    for unit, shift in (("MiB", 20), ("KiB", 10)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift} {unit}"
+    return f"{n} bytes"
+
+
 def read_text(path: Path, shown: str) -> TextFile:
-    """Read `path` as UTF-8 without newline translation.
+    """Read `path` as UTF-8 without newline translation (at most TEXT_FILE_BYTES).
 
     `shown` (str) is the path as the model wrote it, used in messages.
-    Raises TextFileError for a directory, a binary (NUL byte) or non-UTF-8 file;
-    OSError for other I/O failures.
+    Raises TextFileError for anything but a regular file, a binary (NUL byte), non-UTF-8 or too
+    large file; OSError (FileNotFoundError…) for other I/O failures.
     """
-    if path.is_dir():
-        raise TextFileError(IS_DIR.format(path=shown))
-    kind = special_kind(path)
-    if kind:
-        raise TextFileError(NOT_REGULAR.format(path=shown, kind=kind))
-    data = path.read_bytes()
+    try:
+        data = read_bytes(path, TEXT_FILE_BYTES, shown)
+    except FileTooLarge:
+        raise TextFileError(TEXT_TOO_LARGE.format(path=shown, limit=size_text(TEXT_FILE_BYTES)), True) from None
+    except FileRefused as err:
+        raise TextFileError(str(err)) from None
     if b"\0" in data:
         raise TextFileError(BINARY.format(path=shown))
     try:
@@ -80,21 +125,134 @@ def read_text(path: Path, shown: str) -> TextFile:
     return TextFile(text=text, bom=bom, eol=line_endings(text))
 
 
-def special_kind(path: Path) -> str | None:
-    """What `path` is when it exists but is neither a regular file nor a directory, else None.
-
-    Opening a named pipe blocks for ever and a device can be endless (/dev/zero): the file tools
-    refuse them instead, and never replace one by a regular file.
-    """
-    try:
-        mode = path.stat().st_mode
-    except OSError:
+def kind_of(mode: int) -> str | None:
+    """What a file of `mode` (st_mode) is when it is not a regular file ("named pipe",
+    "character device", "directory"…), else None."""
+    if stat.S_ISREG(mode):
         return None
-    for test, kind in ((stat.S_ISFIFO, "named pipe"), (stat.S_ISCHR, "character device"),
-                       (stat.S_ISBLK, "block device"), (stat.S_ISSOCK, "socket")):
-        if test(mode):
-            return kind
-    return None
+    return next((kind for test, kind in _KINDS if test(mode)), "special file")
+
+
+def _refusal(mode: int, shown: str) -> FileRefused | None:
+    kind = kind_of(mode)
+    if kind is None:
+        return None
+    if kind == "directory":
+        return FileRefused(IS_DIR, shown)
+    return FileRefused(NOT_REGULAR, shown, kind=kind)
+
+
+def system_root(path: str) -> str | None:
+    """The system folder (/dev, /proc, /sys) absolute `path` (str) lies in, else None."""
+    return next((root for root in SYSTEM_ROOTS if path == root or path.startswith(root + "/")), None)
+
+
+def _chain(path: str) -> Iterator[str]:
+    """Every path `path` leads through: itself, then each symlink's target (its folder
+    resolved), then where it all resolves to."""
+    current = os.path.abspath(path)
+    yield current
+    for _ in range(MAX_LINKS):
+        here = os.path.join(os.path.realpath(os.path.dirname(current)), os.path.basename(current))
+        yield here
+        try:
+            target = os.readlink(here)
+        except OSError:  # not a link, or not there
+            break
+        current = os.path.normpath(os.path.join(os.path.dirname(here), target))
+        yield current
+    yield os.path.realpath(path)
+
+
+def write_target(path: Path | str, shown: str | None = None) -> Path:
+    """The file a write to `path` replaces: `path` with every symlink resolved.
+
+    Raises FileRefused when `path` is under /dev, /proc or /sys as written, through one of its
+    symlinks or once resolved (`/dev/stdout` while `mm -p > answer.txt` runs leads to answer.txt:
+    refused all the same), and when it exists and is not a regular file. Touches nothing
+    (docs/tools-edit.md §Files on disk)."""
+    shown = str(path) if shown is None else shown
+    written = os.path.abspath(path)
+    for step in _chain(str(path)):
+        root = system_root(step)
+        if root is not None:
+            if step == written:
+                raise FileRefused(SYSTEM_PATH, shown, root=root)
+            raise FileRefused(SYSTEM_LINK, shown, target=step, root=root)
+    target = Path(os.path.realpath(path))
+    try:
+        refused = _refusal(os.lstat(target).st_mode, shown)
+    except OSError:  # not there (or a file where a folder should be): the write itself says so
+        return target
+    if refused is not None:
+        raise refused
+    return target
+
+
+def open_regular(path: Path | str, how: str = "r", shown: str | None = None) -> int:
+    """A descriptor of `path` opened without blocking (O_NONBLOCK, no controlling terminal):
+    `how` "r" reads, "w" reads and writes, "a" appends ("w" and "a" create the file, and
+    parent folders, and go through write_target first).
+
+    What was opened is checked (fstat), not only the path: raises FileRefused when it is not a
+    regular file (a named pipe is never waited on, a device never read); OSError otherwise.
+    """
+    shown = str(path) if shown is None else shown
+    flags = _OPEN[how] | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    if how == "r":
+        refused = _refusal(os.stat(path).st_mode, shown)  # a device is not even opened
+        if refused is not None:
+            raise refused
+    else:
+        path = write_target(path, shown)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        flags |= os.O_NOFOLLOW  # resolved: a link put there since is refused (ELOOP)
+    fd = os.open(path, flags, 0o666)
+    try:
+        refused = _refusal(os.fstat(fd).st_mode, shown)
+    except BaseException:
+        os.close(fd)
+        raise
+    if refused is not None:
+        os.close(fd)
+        raise refused
+    return fd
+
+
+def read_chunks(fd: int, limit: int, shown: str) -> Iterator[bytes]:
+    """The content of the open file `fd` from its current offset, CHUNK bytes at a time, at
+    most `limit` bytes in all. Raises FileRefused (WOULD_WAIT) when a read would block (a file
+    that stat calls regular but whose read waits, as /proc/kmsg)."""
+    left = limit
+    while left > 0:
+        try:
+            data = os.read(fd, min(CHUNK, left))
+        except BlockingIOError:
+            raise FileRefused(WOULD_WAIT, shown) from None
+        if not data:
+            return
+        left -= len(data)
+        yield data
+
+
+def read_head(path: Path | str, limit: int, shown: str | None = None) -> bytes:
+    """At most the first `limit` bytes of the regular file `path` (open_regular, read_chunks)."""
+    shown = str(path) if shown is None else shown
+    fd = open_regular(path, "r", shown)
+    try:
+        return b"".join(read_chunks(fd, limit, shown))
+    finally:
+        os.close(fd)
+
+
+def read_bytes(path: Path | str, limit: int, shown: str | None = None) -> bytes:
+    """The whole content of the regular file `path`; raises FileTooLarge when it
+    holds more than `limit` bytes, and as open_regular and read_chunks."""
+    shown = str(path) if shown is None else shown
+    data = read_head(path, limit + 1, shown)
+    if len(data) > limit:
+        raise FileTooLarge(TOO_LARGE, shown, limit=size_text(limit))
+    return data
 
 
 def _umask() -> int:
@@ -109,15 +267,20 @@ def _umask() -> int:
     return DEFAULT_UMASK
 
 
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write `text` (str) to `path` as UTF-8, atomically, creating parent directories.
+def write_atomic(path: Path | str, data: str | bytes, shown: str | None = None) -> None:
+    """Write `data` (str as UTF-8, or bytes) to `path` atomically, creating parent folders.
 
-    A temporary file in the same directory is written, fsynced and renamed over `path`,
-    so a reader sees either the old or the new content. The file keeps its mode; a new file
-    gets 0o666 minus the umask. A symlink is followed: its target is replaced, not the link.
-    Raises OSError when the file cannot be written. (DESIGN.md §Conventions: atomic writes.)
+    The only regular-file rule (write_target) comes first: raises FileRefused for a path under
+    /dev, /proc or /sys and for anything but a regular file; OSError when the file cannot be
+    written. A temporary file in the same directory is written, fsynced and renamed over the
+    file, so a reader sees either the old or the new content. The file keeps its mode (and, when
+    mm may, its owner); a new file gets 0o666 minus the umask. A symlink is followed: its target
+    is replaced, not the link. (DESIGN.md §Conventions: atomic writes.)
     """
-    target = Path(os.path.realpath(path))
+    import tempfile  # on first write: start-up time
+
+    shown = str(path) if shown is None else shown
+    target = write_target(path, shown)
     target.parent.mkdir(parents=True, exist_ok=True)
     owner = None
     try:
@@ -128,21 +291,32 @@ def write_text_atomic(path: Path, text: str) -> None:
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(text.encode("utf-8"))
+            f.write(data.encode("utf-8") if isinstance(data, str) else data)
             f.flush()
             os.fsync(f.fileno())
         os.chmod(tmp, mode)
         if owner is not None and owner != (os.getuid(), os.getgid()):
             with contextlib.suppress(OSError):  # keeps the owner when allowed (root); else the new file is ours
                 os.chown(tmp, *owner)
+        write_target(target, shown)  # still a regular file (or none) at the last moment
         os.replace(tmp, target)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
     _fsync_dir(target.parent)
+
+
+def append_to(path: Path | str, data: str | bytes, shown: str | None = None) -> None:
+    """Append `data` (str as UTF-8, or bytes) to the regular file `path`, created with its
+    parent folders when missing; the same rule and errors as write_atomic (open_regular "a")."""
+    fd = open_regular(path, "a", shown)
+    try:
+        view = memoryview(data.encode("utf-8") if isinstance(data, str) else data)
+        while view:
+            view = view[os.write(fd, view):]
+    finally:
+        os.close(fd)
 
 
 def _fsync_dir(directory: Path) -> None:

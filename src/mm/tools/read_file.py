@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterable, Iterator
 
 from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
 
-INLINE_READ_BYTES = 256 * 1024  # files up to this size are read without a thread hop
+PSEUDO_FILE_BYTES = 16 << 20  # bytes read of a file whose size says 0 (/proc) or that grows while read
+CANCEL_EVERY = 4096  # lines between two looks at the cancel flag
 DESCRIPTION = (
     "Read a text file, or a range of its lines. Use start and end to read part of a long file, "
     "and numbered to see line numbers."
@@ -55,17 +57,49 @@ class _Lines:
     binary_size: int | None = None
 
 
-def _read_lines(path: Path, first: int, last: int, numbered: bool, budget: int) -> _Lines:
+def _split_lines(chunks: Iterable[bytes], keep: int) -> Iterator[bytes]:
+    """The lines of `chunks` (bytes, each with its newline), a line longer than `keep` bytes cut
+    to its first `keep` (and its newline lost): a line of gigabytes is never held whole."""
+    line = bytearray()
+    for chunk in chunks:
+        start = 0
+        while True:
+            end = chunk.find(b"\n", start)
+            stop = len(chunk) if end < 0 else end + 1
+            room = keep - len(line)
+            if room > 0:
+                line += chunk[start:min(stop, start + room)]
+            if end < 0:
+                break
+            yield bytes(line)
+            line.clear()
+            start = stop
+    if line:
+        yield bytes(line)
+
+
+def _read_lines(path: Path, shown: str, first: int, last: int, numbered: bool, budget: int,
+                cancelled: Any = None) -> _Lines:
     """Read lines `first`..`last` (1-based, inclusive; last 0 = to the end) of `path`, at most
-    `budget` characters of them, and count every line of the file."""
+    `budget` characters of them, and count every line of the file: at most the size it had when
+    opened (PSEUDO_FILE_BYTES for a file that says 0, as in /proc). Opened without blocking
+    (mm.tools.fs.open_regular: raises FileRefused for anything but a regular file); stops when
+    `cancelled` (an Event) is set."""
+    from mm.tools.fs import open_regular, read_chunks
+
     result = _Lines([], 0)
     used = 0
-    with path.open("rb") as f:
-        if b"\0" in f.read(BINARY_SNIFF_BYTES):
-            result.binary_size = os.fstat(f.fileno()).st_size
+    fd = open_regular(path, "r", shown)
+    try:
+        size = os.fstat(fd).st_size
+        chunks = read_chunks(fd, max(size, PSEUDO_FILE_BYTES), shown)
+        head = next(chunks, b"")
+        if b"\0" in head[:BINARY_SNIFF_BYTES]:
+            result.binary_size = size
             return result
-        f.seek(0)
-        for raw in f:
+        for raw in _split_lines(itertools.chain((head,), chunks), 4 * budget + 8):
+            if cancelled is not None and not result.total % CANCEL_EVERY and cancelled.is_set():
+                break
             result.total += 1
             n = result.total
             if n < first or (last and n > last) or result.cut_at is not None:
@@ -80,6 +114,8 @@ def _read_lines(path: Path, first: int, last: int, numbered: bool, budget: int) 
                 continue
             result.pieces.append(piece)
             used += len(piece)
+    finally:
+        os.close(fd)
     return result
 
 
@@ -137,11 +173,6 @@ class ReadFile:
             return fail(NOT_FOUND.format(path=path_text))
         if path.is_dir():
             return fail(_directory_text(path_text, path))
-        from mm.tools.fs import NOT_REGULAR, special_kind  # on first use: start-up time
-
-        special = special_kind(path)
-        if special:
-            return fail(NOT_REGULAR.format(path=path_text, kind=special))
         refusal = _check_range(start, end)
         if refusal:
             return fail(refusal)
@@ -151,11 +182,13 @@ class ReadFile:
             len(TRUNCATED.format(limit=limit, first=big, last=big, total=big, next=big)),
             len(LONG_LINE_CUT.format(limit=limit, n=big, total=big)),
         )
-        read = (path, max(start, 1), end, numbered, max(limit - marker_room - 1, 1))
-        try:
-            # A small file is read at once; a large one in a thread, not to stall the event loop.
-            small = path.stat().st_size <= INLINE_READ_BYTES
-            lines = _read_lines(*read) if small else await asyncio.to_thread(_read_lines, *read)
+        from mm.tools.fs import FileRefused  # on first use: start-up time
+
+        read = (path, path_text, max(start, 1), end, numbered, max(limit - marker_room - 1, 1), ctx.cancelled)
+        try:  # in a thread: a slow disk never stalls the event loop (Ctrl-C, the spinner)
+            lines = await asyncio.to_thread(_read_lines, *read)
+        except FileRefused as err:  # a named pipe, a device, a read that would wait
+            return fail(str(err))
         except OSError as err:
             return fail(UNREADABLE.format(path=path_text, reason=(err.strerror or str(err)).lower()))
         if lines.binary_size is not None:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from mm.skills import Skill, find_skill
+from mm.skills import SKILL_BYTES, Skill, find_skill
 from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
 
 DESCRIPTION_HEAD = (
@@ -74,10 +75,12 @@ class ReadSkill:
         if skill is None:
             names = ", ".join(s.name for s in self.catalogue)
             return ToolResult(UNKNOWN.format(name=wanted, names=names), failed=True)
-        try:
-            raw = skill.path.read_bytes()
-        except OSError as err:
-            reason = (err.strerror or str(err)).lower()
+        from mm.tools.fs import read_bytes
+
+        try:  # in a thread, without blocking, at most SKILL_BYTES (mm.tools.fs.read_bytes)
+            raw = await asyncio.to_thread(read_bytes, skill.path, SKILL_BYTES)
+        except OSError as err:  # FileRefused: a named pipe or a device put there since, too large
+            reason = getattr(err, "reason", None) or (err.strerror or str(err)).lower()
             return ToolResult(UNREADABLE.format(name=skill.name, path=skill.path, reason=reason), failed=True)
         text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
         lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ NO_ANSWER = ("[save_answer: there is no answer to save yet — write the answer 
              "save_answer with the file name]")
 SAVED = "saved {which} to {path} ({size} bytes), starting with: {first}"
 CANNOT_WRITE = "[save_answer: {path} cannot be written — {error}; nothing was written]"
+REFUSED = "[save_answer: {refusal}; nothing was written]"
 NO_PATH = "[save_answer: path is empty — give the name of the file to create]"
 THIS, PREVIOUS = "this answer", "the previous answer"
 
@@ -56,8 +58,9 @@ class SaveAnswer:
                           locations=[target])
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Write the answer with a trailing newline to a new file; never overwrite one."""
-        from mm.tools.fs import write_text_atomic
+        """Write the answer with a trailing newline to a new file (in a worker thread); never
+        overwrite one, never write under /dev, /proc or /sys (mm.tools.fs.write_atomic)."""
+        from mm.tools.fs import FileRefused, write_atomic
 
         prepared = self._prepare(args, ctx)
         if isinstance(prepared, ToolResult):
@@ -65,7 +68,9 @@ class SaveAnswer:
         target, content, which = prepared
         path = str(args.get("path") or "").strip()
         try:
-            write_text_atomic(target, content)
+            await asyncio.to_thread(write_atomic, target, content, path)
+        except FileRefused as err:
+            return ToolResult(REFUSED.format(refusal=err), failed=True, locations=[target])
         except (OSError, ValueError) as err:
             reason = getattr(err, "strerror", None) or str(err)
             return ToolResult(CANNOT_WRITE.format(path=path, error=reason), failed=True)

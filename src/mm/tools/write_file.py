@@ -24,6 +24,8 @@ CREATED = "{path}: created · {lines} line{s}"
 TRAILING_SLASH = "{path}: the path ends with a slash — give the path of a file, e.g. {path}notes.txt; nothing was written"
 REPLACED = "{path}: replaced · +{added} -{deleted} lines · first change at line {line}"
 REPLACED_NOT_TEXT = "{path}: replaced · {lines} line{s} (the previous content was not UTF-8 text: no diff)"
+REPLACED_TOO_LARGE = "{path}: replaced · {lines} line{s} (the previous content was larger than {limit}: no diff)"
+NOTHING_WRITTEN = "; nothing was written"
 
 
 def content_text(value: Any) -> str | None:
@@ -78,8 +80,8 @@ def write(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> To
     plan_only: write nothing and return the diff with the `change` that would be made.
     """
     from mm.tools.diff import diff_texts, fit, split_lines  # on first use: start-up time
-    from mm.tools.fs import (BOM, NOT_REGULAR, TextFileError, line_endings, read_text, special_kind,
-                             write_text_atomic)
+    from mm.tools.fs import (BOM, TEXT_FILE_BYTES, FileRefused, TextFileError, line_endings, read_head, read_text,
+                             size_text, write_atomic, write_target)
 
     path = args.get("path")
     if not isinstance(path, str) or not path.strip():
@@ -92,29 +94,35 @@ def write(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> To
         return ToolResult(IS_DIR.format(path=path), failed=True, locations=[where])
     if path.endswith(("/", os.sep)):
         return ToolResult(TRAILING_SLASH.format(path=path), failed=True)
-    special = special_kind(where)
-    if special:
-        return ToolResult(NOT_REGULAR.format(path=path, kind=special) + "; nothing was written", failed=True,
-                          locations=[where])
+    try:
+        write_target(where, path)  # not under /dev, /proc or /sys; a regular file or none
+    except FileRefused as err:
+        return ToolResult(str(err) + NOTHING_WRITTEN, failed=True, locations=[where])
     blocker = _file_in_the_way(where)
     if blocker is not None:
         return ToolResult(PARENT_IS_FILE.format(path=path, parent=_shown(blocker, ctx.cwd)), failed=True)
     previous: str | None = None
     before: str | None = None
-    readable = True
+    readable, too_large = True, False
     if where.exists():
         try:
             file = read_text(where, path)
             previous, before = file.text, (BOM if file.bom else "") + file.text
             content = keep_conventions(content, previous, file.bom)
-        except (TextFileError, OSError):
-            readable = False
-            before = where.read_bytes().decode("utf-8", errors="replace") if os.access(where, os.R_OK) else ""
+        except (TextFileError, OSError) as err:
+            readable, too_large, before = False, getattr(err, "too_large", False), ""
+            if not too_large:
+                try:
+                    before = read_head(where, TEXT_FILE_BYTES, path).decode("utf-8", errors="replace")
+                except OSError:
+                    pass
     if before is not None and readable and content == before:
         return ToolResult(UNCHANGED.format(path=path), locations=[where])
     if not plan_only:
         try:
-            write_text_atomic(where, content)
+            write_atomic(where, content, path)
+        except FileRefused as err:
+            return ToolResult(str(err) + NOTHING_WRITTEN, failed=True, locations=[where])
         except OSError as err:
             return ToolResult(CANNOT_WRITE.format(path=path, error=err.strerror or err), failed=True,
                               locations=[where])
@@ -125,7 +133,8 @@ def write(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> To
         rows = diff_texts("", content.replace("\r\n", "\n")).rows
         return ToolResult(fit(head, rows, ctx.settings.max_output), change=change, locations=[where])
     if not readable:
-        text = REPLACED_NOT_TEXT.format(path=path, lines=count, s=_plural(count))
+        template = REPLACED_TOO_LARGE if too_large else REPLACED_NOT_TEXT
+        text = template.format(path=path, lines=count, s=_plural(count), limit=size_text(TEXT_FILE_BYTES))
         return ToolResult(text, change=change, locations=[where])
     if line_endings(before) == line_endings(content) == "\r\n":
         before, content = before.replace("\r\n", "\n"), content.replace("\r\n", "\n")

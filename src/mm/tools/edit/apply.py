@@ -13,7 +13,7 @@ from mm.tools.diff import Block, diff_lines, fit, split_lines
 from mm.tools.edit.args import NOTHING_WRITTEN, parse_edits
 from mm.tools.edit.index import FileIndex
 from mm.tools.edit.match import Match, locate
-from mm.tools.fs import TextFileError, read_text, write_text_atomic
+from mm.tools.fs import FileRefused, TextFileError, read_text, write_atomic
 
 PATH_REQUIRED = "edit_file: path is required — the path of the file to edit, relative to the working directory"
 DOES_NOT_EXIST = "{path} does not exist. Create it with write_file"  # read_file's text (mm-tools.md §read_file)
@@ -173,7 +173,9 @@ def edit(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> Too
     if dry:
         return ToolResult(text, locations=[where])
     try:
-        write_text_atomic(where, after)
+        write_atomic(where, after, path)
+    except FileRefused as err:  # it became a pipe or a device since it was read
+        return _refuse(f"{err}; nothing was written", ctx, where)
     except OSError as err:
         return _refuse(CANNOT_WRITE.format(path=path, error=err.strerror or err), ctx, where)
     return ToolResult(text, change=FileChange(where, before, after), locations=[where])

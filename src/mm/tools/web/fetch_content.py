@@ -77,6 +77,8 @@ class FetchContent:
         target = Path(os.path.abspath(ctx.resolve(output))) if output else None
         locations = [target] if target is not None else []
         try:
+            if target is not None:  # refused before the download, not after
+                _check_output(target, output)
             url = repair_url(str(args.get("url") or ""))
             fetching = fetch_markdown(self.fetcher, url, options_from(args))
             _, markdown = await unless_cancelled(fetching, ctx.cancelled)
@@ -94,14 +96,27 @@ class FetchContent:
         return ToolResult(text, locations=locations)
 
 
+def _check_output(target: Path, shown: str) -> None:
+    """Raise FetchError (code 1) when `target` is a path mm never writes (mm.tools.fs.write_target)."""
+    from mm.tools.fs import FileRefused, write_target
+
+    try:
+        write_target(target, shown)
+    except FileRefused as err:
+        raise FetchError(CONVERSION, str(err)) from None
+
+
 def _save(target: Path, shown: str, markdown: str) -> None:
-    """Write `markdown` to `target` atomically; raises FetchError (code 1) when it cannot be written."""
-    from mm.tools.fs import write_text_atomic
+    """Write `markdown` to `target` atomically (mm.tools.fs.write_atomic: a regular file, never
+    under /dev, /proc or /sys); raises FetchError (code 1) when it cannot be written."""
+    from mm.tools.fs import FileRefused, write_atomic
 
     try:
         if target.is_dir() or shown.endswith(("/", os.sep)):
             raise FetchError(CONVERSION, CANNOT_WRITE.format(file=shown, why="it is a directory"))
-        write_text_atomic(target, markdown)
+        write_atomic(target, markdown, shown)
+    except FileRefused as err:
+        raise FetchError(CONVERSION, str(err)) from None
     except (OSError, ValueError) as err:  # ValueError: a NUL byte in the name
         why = getattr(err, "strerror", None) or str(err)
         raise FetchError(CONVERSION, CANNOT_WRITE.format(file=shown, why=why.lower())) from None

@@ -95,14 +95,16 @@ class LineUI:
 
 
 def prompt_session(history_file: Path | None, input: Any = None, output: Any = None) -> Any:
-    """A PromptSession with history across runs (`history_file`) and Esc-Enter for a new line."""
+    """A PromptSession with history across runs (`history_file`, mm.ui.line.history: read in a
+    thread, only ever a regular file) and Esc-Enter for a new line."""
     from prompt_toolkit import PromptSession
-    from prompt_toolkit.history import FileHistory, InMemoryHistory
+    from prompt_toolkit.history import InMemoryHistory, ThreadedHistory
 
     history: Any = InMemoryHistory()
     if history_file is not None:
-        history_file.parent.mkdir(parents=True, exist_ok=True)
-        history = FileHistory(str(history_file))
+        from mm.ui.line.history import PromptHistory
+
+        history = ThreadedHistory(PromptHistory(history_file))
     return PromptSession(history=history, key_bindings=newline_keys(), input=input, output=output)
 
 
@@ -238,26 +240,30 @@ def session_to_resume(config: AgentConfig, cwd: Path, resume: str) -> Path | str
         latest = latest_session(directory)
         return latest.path if latest is not None else NOTHING_TO_RESUME.format(dir=directory)
     path = directory / f"{Path(resume).name.removesuffix('.json')}.json"
-    return path if path.is_file() else NO_SUCH_SESSION.format(id=resume, dir=directory)
+    found = path.exists() and not path.is_dir()  # a named pipe is found, and refused when read
+    return path if found else NO_SUCH_SESSION.format(id=resume, dir=directory)
 
 
-def sessions_text(config: AgentConfig, cwd: Path, choice: str = "", conv: Any = None) -> str:
-    """`/sessions`: the saved conversations, newest first; `/sessions <id>` goes on with that one."""
-    from mm.sessions.load import SessionError, list_sessions
+async def sessions_text(config: AgentConfig, cwd: Path, choice: str = "", conv: Any = None) -> str:
+    """`/sessions`: the saved conversations, newest first; `/sessions <id>` goes on with that one
+    (the conversation left is let go: mm.sessions.store.SessionFile.claim). The files are read
+    in a thread: the event loop (Esc, Ctrl-C) never waits on the disk."""
+    from mm.sessions.load import SessionError, list_sessions, load_session
 
     if not config.sessions.enabled:
         return NO_SESSIONS
     if choice and conv is not None:
         from mm.run import resume_session
 
-        path = session_to_resume(config, cwd, choice)
+        path = await asyncio.to_thread(session_to_resume, config, cwd, choice)
         if isinstance(path, str):
             return path
         try:
-            return RESUMED.format(id=path.stem, n=resume_session(conv, path))
+            loaded = await asyncio.to_thread(load_session, path)
+            return RESUMED.format(id=path.stem, n=resume_session(conv, path, loaded))
         except SessionError as err:
             return str(err)
-    found = list_sessions(cwd / config.sessions.dir)[:SESSIONS_SHOWN]
+    found = (await asyncio.to_thread(list_sessions, cwd / config.sessions.dir))[:SESSIONS_SHOWN]
     if not found:
         return NOTHING_TO_RESUME.format(dir=cwd / config.sessions.dir)
     lines = [f"{s.id} · {s.updated[:16].replace('T', ' ')} · {s.first_question[:80]}" for s in found]
@@ -305,6 +311,11 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
         else:
             session = prompt_session(history_file, input, output)
         banner = "\n".join([banner_line(config, endpoint, conv)] + facts.warnings)
+        if history_file is not None and not isinstance(session, PlainSession):
+            from mm.ui.line.history import history_problem
+
+            problem = history_problem(history_file)  # a named pipe or a device: said, never written
+            banner += f"\n{problem}" if problem else ""
         if resumed is not None:
             banner += "\n" + RESUMED.format(id=resumed.stem, n=len(conv.history) - 1)
         try:

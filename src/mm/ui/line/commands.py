@@ -55,7 +55,7 @@ def shadowing_names(catalogue: Iterable[Any]) -> list[str]:
 async def slash_command(conv: Any, text: str, memory: Any = None, sessions: Any = None) -> str:
     """Run a slash command typed at the prompt and return the text to show (mm-acp.md: /new,
     /compact; mm-tools.md §search_memory: /memory). `memory(words, history)` searches past sessions
-    (or answers why it cannot); `sessions(choice, conv)` lists or resumes them. Words after a
+    (or answers why it cannot); `sessions(choice, conv)` lists or resumes them (both awaitable). Words after a
     command that takes none answer NO_WORDS, and nothing runs; a word that is no command answers
     UNKNOWN_COMMAND. Raises nothing of its own."""
     command = command_of(text)
@@ -71,7 +71,7 @@ async def slash_command(conv: Any, text: str, memory: Any = None, sessions: Any 
     if command == "/usage":
         return conv.usage_text()
     if command == "/sessions":
-        return sessions(rest, conv) if sessions is not None else NO_SESSIONS
+        return await sessions(rest, conv) if sessions is not None else NO_SESSIONS
     if command == "/memory":
         return await memory(rest, conv.history) if memory is not None else NO_SESSIONS
     return UNKNOWN_COMMAND.format(command=command, help=HELP)
