@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 STRING = "inside a string"
-AFTER_KEY = 'after the key "{key}"'
+AFTER_KEY = "after the key {key}"  # the key as JSON text: quoted, on one line
 AFTER_COMMA = "after a comma"
 AFTER_OPEN = "right after an opening bracket"
 INSIDE_VALUE = "inside a value"
@@ -172,7 +172,7 @@ class _Parser:
                 if text[pos] not in "\"'":
                     raise Invalid("Expecting property name enclosed in double quotes", pos)
                 key, pos = self.string(pos)
-                where = AFTER_KEY.format(key=key[:40])
+                where = AFTER_KEY.format(key=json.dumps(key[:40], ensure_ascii=False))
                 pos = _skip(text, pos)
                 if pos >= len(text):
                     raise Cut(where)
