@@ -68,8 +68,10 @@ async def test_named_pipes_and_devices_are_refused_not_opened(tmp_path):
     write = await WriteFile().run({"path": "fifo", "content": "x"}, ctx)
     assert write.failed and write.text.endswith("; nothing was written")
     assert stat.S_ISFIFO((tmp_path / "fifo").stat().st_mode)
-    zero = await WriteFile().run({"path": "/dev/zero", "content": "x"}, ctx)
+    os.mknod(tmp_path / "zero", stat.S_IFCHR | 0o666, os.makedev(1, 5))  # never a system path: a node of our own
+    zero = await WriteFile().run({"path": "zero", "content": "x"}, ctx)
     assert zero.failed and "character device" in zero.text
+    assert stat.S_ISCHR((tmp_path / "zero").stat().st_mode)
 
 
 async def test_a_path_ending_with_a_slash_is_not_a_file_name(tmp_path):
