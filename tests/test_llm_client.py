@@ -535,3 +535,12 @@ async def test_a_password_in_the_url_is_not_shown():
     with pytest.raises(LLMError) as info:
         await client.complete([{"role": "user", "content": "hi"}], [])
     assert "s3cret" not in str(info.value) and "http://me:***@127.0.0.1:9/v1/chat/completions" in str(info.value)
+
+
+@pytest.mark.parametrize("size", [7, 1000])
+def test_filter_holds_and_releases_long_texts_whatever_the_deltas(size):
+    call = '<tool_call>{"name": "bash", "arguments": {"command": "' + "echo x; " * 3000 + '"}}</tool_call>'
+    code = '\n{"name": "demo", "list": [' + ", ".join(["1"] * 5000) + "]}\n"
+    text = "Before.\n" + call + "\nBetween." + code + "   \n" + "After " * 2000
+    shown = feed_all(text, [size] * (len(text) // size))
+    assert shown == "Before.\n\nBetween." + code + "   \n" + "After " * 2000
