@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import random
 import shlex
 import stat
 from pathlib import Path
@@ -431,3 +432,21 @@ def test_home_unset_is_said(monkeypatch):
     monkeypatch.delenv("HOME", raising=False)
     assert home_problem("~/notes.txt") == ("it starts with ~, but that home directory is unknown (HOME is not set) "
                                            "— give an absolute path, or one relative to the working directory")
+
+
+def test_a_120_kb_argument_through_mm_p_gives_a_result_within_max_output(scripted_server, tmp_path):
+    from test_oneshot_e2e import run_mm, tool_results
+
+    (tmp_path / ".mm").mkdir()
+    (tmp_path / ".mm" / "agent.yaml").write_text("maxOutput: 3000\n")
+    (tmp_path / "notes.txt").write_text("a note\n")
+    start = "".join(random.Random(7).choices("0123456789abcdef", k=120_000))  # no pattern: not a runaway call
+    scripted_server.add_tool_calls([{"id": "c1", "name": "read_file", "arguments": {"path": "notes.txt", "start": start}},
+                                    {"id": "c2", "name": "write_file", "arguments": {"path": "a\0b", "content": "x"}}])
+    scripted_server.add_reply("done")
+    proc = run_mm(["-p", "go", "--base-url", scripted_server.base_url, "--model", "m"], tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    results = tool_results(scripted_server.requests[1])
+    assert len(results["c1"]) <= 3000 and results["c1"].startswith("[read_file: invalid call, nothing was run — start: ")
+    assert "… (120002 characters in all) is not an integer" in results["c1"] and "Expected: path (string)" in results["c1"]
+    assert results["c2"].startswith("[write_file: path: contains a NUL byte")

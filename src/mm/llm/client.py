@@ -191,7 +191,7 @@ class ChatClient:
         async for line in lines:
             obj = _json_object(line)
             if obj is None and count == 0:  # an indented answer: the object spans lines
-                rest = [line async for line in lines]
+                rest = [more async for more in lines]
                 self._feed_answer("\n".join([line] + rest), assembler)
                 return True
             if obj is None:
