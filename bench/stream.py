@@ -4,9 +4,9 @@ scripted server alone (issue 10.9).
 For each size, the scripted server (tests/scripted_server.py, in this process) serves the same
 answer twice: once read by a bare httpx loop that decodes every chunk (the baseline: the server's
 and the transport's own cost), once to `mm -p` run as a subprocess with its answer on a pipe.
-Printed per size: both times, mm's time per MB (its start-up, measured on a one-line answer,
-taken off) and the ratio mm / baseline. Linear streaming keeps the time per MB flat: target, the
-time per MB at 32 MB within 1.5x the one at 2 MB. Run: python bench/stream.py [MB ...]
+Printed per size: both times and the ratio mm / baseline; then the time each further MB costs
+mm between two sizes (its start-up cancels out). Linear streaming keeps it flat: target, the cost
+per MB from 8 to 32 MB within 1.5x the one from 2 to 8 MB. Run: python bench/stream.py [MB ...]
 """
 
 from __future__ import annotations
@@ -71,22 +71,24 @@ def measure(srv: ScriptedServer, cwd: Path, megabytes: float) -> tuple[float, fl
     return run_mm(srv, cwd), base
 
 
-def main(sizes: tuple[float, ...] = SIZES) -> dict[float, float]:
-    per_mb: dict[float, float] = {}
+def main(sizes: tuple[float, ...] = SIZES) -> list[float]:
+    times: list[float] = []
     with tempfile.TemporaryDirectory() as tmp, ScriptedServer() as srv:
         cwd = Path(tmp)
         start, _ = measure(srv, cwd, 0)  # start-up and one tiny answer
         print(f"mm -p start-up (one-chunk answer): {start:.2f} s")
-        print(f"{'MB':>4} {'mm s':>8} {'server s':>9} {'mm s/MB':>8} {'server s/MB':>11} {'ratio':>6}")
+        print(f"{'MB':>4} {'mm s':>8} {'server s':>9} {'server s/MB':>11} {'mm / server':>11}")
         for mb in sizes:
             mm_t, base_t = measure(srv, cwd, mb)
-            per_mb[mb] = max(mm_t - start, 0.0) / mb
-            print(f"{mb:>4g} {mm_t:>8.2f} {base_t:>9.2f} {per_mb[mb]:>8.3f} {base_t / mb:>11.3f} "
-                  f"{mm_t / base_t:>6.1f}", flush=True)
-    first, last = per_mb[sizes[0]], per_mb[sizes[-1]]
-    flat = last / first if first else float("inf")
-    print(f"time per MB at {sizes[-1]:g} MB / at {sizes[0]:g} MB: {flat:.2f} (target: at most 1.5, linear)")
-    return per_mb
+            times.append(mm_t)
+            print(f"{mb:>4g} {mm_t:>8.2f} {base_t:>9.2f} {base_t / mb:>11.3f} {mm_t / base_t:>11.1f}", flush=True)
+    # The time each further MB costs, between two sizes (start-up cancels out): flat when linear.
+    slopes = [(times[i + 1] - times[i]) / (sizes[i + 1] - sizes[i]) for i in range(len(sizes) - 1)]
+    for i, slope in enumerate(slopes):
+        print(f"mm s per MB from {sizes[i]:g} to {sizes[i + 1]:g} MB: {slope:.3f}")
+    if len(slopes) > 1 and slopes[0] > 0:
+        print(f"last / first: {slopes[-1] / slopes[0]:.2f} (target: at most 1.5, linear)")
+    return slopes
 
 
 if __name__ == "__main__":
