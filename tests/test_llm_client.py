@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -190,10 +191,28 @@ async def test_tolerant_sse_reader(scripted_server):
         ": keep-alive", "event: message", "id: 7", "retry: 100",
         "data:" + '{"choices":[{"index":0,"delta":{"content":"no space "}}]}',
         'data: {"choices":[{"index":0,\ndata: "delta":{"content":"two data lines "}}]}',
-        '{"choices":[{"index":0,"delta":{"content":"bare json line"},"finish_reason":"stop"}]}',
+        'data: {"choices":[{"index":0,"delta":{"content":"end"},"finish_reason":"stop"}]}',
     ])
     message = await ChatClient(scripted_server.base_url, "m").complete(MESSAGES, [])
-    assert message.content == "no space two data lines bare json line"
+    assert message.content == "no space two data lines end"
+
+
+@pytest.mark.parametrize("content_type", ["application/x-ndjson", "text/event-stream"])
+async def test_a_body_of_bare_json_lines_is_read_chunk_by_chunk(scripted_server, content_type):
+    lines = [json.dumps(chunk({"content": "bare \u2028 json "}), ensure_ascii=False), "",
+             json.dumps(chunk({"content": "lines"}, "stop")),
+             json.dumps({"choices": [], "usage": {"prompt_tokens": 4, "completion_tokens": 2}})]
+    scripted_server.add_json("\n".join(lines) + "\n", headers={"Content-Type": content_type})
+    message = await ChatClient(scripted_server.base_url, "m").complete(MESSAGES, [])
+    assert message.content == "bare \u2028 json lines" and message.usage.output_tokens == 2
+
+
+async def test_json_lines_that_stop_before_the_finish_are_incomplete(scripted_server):
+    lines = [json.dumps(chunk({"content": "a"})), json.dumps(chunk({"content": "b"}))]
+    scripted_server.add_json("\n".join(lines), headers={"Content-Type": "application/x-ndjson"})
+    with pytest.raises(LLMError) as info:
+        await ChatClient(scripted_server.base_url, "m").complete(MESSAGES, [])
+    assert info.value.kind == "incomplete_stream"
 
 
 async def test_json_body_with_event_stream_content_type(scripted_server):
@@ -516,3 +535,12 @@ async def test_a_password_in_the_url_is_not_shown():
     with pytest.raises(LLMError) as info:
         await client.complete([{"role": "user", "content": "hi"}], [])
     assert "s3cret" not in str(info.value) and "http://me:***@127.0.0.1:9/v1/chat/completions" in str(info.value)
+
+
+@pytest.mark.parametrize("size", [7, 1000])
+def test_filter_holds_and_releases_long_texts_whatever_the_deltas(size):
+    call = '<tool_call>{"name": "bash", "arguments": {"command": "' + "echo x; " * 3000 + '"}}</tool_call>'
+    code = '\n{"name": "demo", "list": [' + ", ".join(["1"] * 5000) + "]}\n"
+    text = "Before.\n" + call + "\nBetween." + code + "   \n" + "After " * 2000
+    shown = feed_all(text, [size] * (len(text) // size))
+    assert shown == "Before.\n\nBetween." + code + "   \n" + "After " * 2000

@@ -83,7 +83,7 @@ class StdioTransport:
                 continue
             try:
                 message = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):  # RecursionError: brackets nested too deep to read
                 self._bad("a line that is not JSON was answered with a parse error")
                 await self.send({"jsonrpc": "2.0", "id": None, "error": PARSE_ERROR})
                 continue

@@ -85,7 +85,7 @@ class Conversation:
         if not self.history:
             self.history.append({"role": "system", "content": self.system_prompt})
         self._cancel = asyncio.Event()
-        self._streamed = ""
+        self._streamed: list[str] = []  # the answer's text shown so far, kept when the request is cancelled
 
     def cancel(self) -> None:
         """Cancel the turn in flight: the stream stops and running commands are killed."""
@@ -132,8 +132,9 @@ class Conversation:
             try:
                 message = await self._request(ui)
             except _Cancelled:
-                if self._streamed.strip():  # what the user saw stays in the history (mm-acp.md §session/prompt)
-                    self.history.append({"role": "assistant", "content": fix_surrogates(self._streamed)})
+                streamed = "".join(self._streamed)
+                if streamed.strip():  # what the user saw stays in the history (mm-acp.md §session/prompt)
+                    self.history.append({"role": "assistant", "content": fix_surrogates(streamed)})
                 return TurnDone("cancelled", recap)
             except AnswerRunaway as err:  # kept as a marker, not as kilobytes of repetition
                 kept = runaway_marker(err, self._streamed)
@@ -235,7 +236,7 @@ class Conversation:
         composing: set[int] = set()
         watches = {"text": RepeatWatch(TEXT), "thought": RepeatWatch(REASONING)}
 
-        self._streamed = ""  # the answer's text shown so far, kept when the request is cancelled
+        self._streamed = []
 
         def on_delta(delta: StreamDelta) -> None:
             nonlocal shown
@@ -248,7 +249,7 @@ class Conversation:
                     shown = TextCallFilter(self.registry.names)
                 visible = shown.feed(delta.text)
                 if visible:
-                    self._streamed += visible
+                    self._streamed.append(visible)
                     ui.emit(TextChunk(visible))
             elif delta.kind == "thought":
                 ui.emit(ThoughtChunk(delta.text))

@@ -10,6 +10,7 @@ from mm.engine.events import Interaction, ToolCallDone, ToolCallRunning, ToolCal
 from mm.engine.loops import LoopDetector, with_note
 from mm.llm.types import ToolCall, fix_surrogates
 from mm.tools.base import ToolContext, ToolResult
+from mm.tools.failures import failure_text
 from mm.tools.registry import Registry
 
 UNKNOWN_TOOL = (
@@ -20,6 +21,7 @@ NO_TOOLS = '[error: there is no tool named "{name}" — no tool is declared in t
 UNPARSABLE = "the arguments are not a JSON object: {error}"
 REJECTED = "[{name} rejected by the user]"
 REJECTED_BASH = "[command rejected by the user]"
+OVER_MAX_OUTPUT = "[... truncated to maxOutput ({limit} characters): {shown} of {total} characters shown ...]"
 
 
 @dataclass
@@ -39,6 +41,16 @@ class CallOutcome:
     stop_error: str | None = None
 
 
+def held_to(text: str, limit: int) -> str:
+    """`text` within `limit` characters (maxOutput): whole when it fits, else its start and
+    OVER_MAX_OUTPUT. Every tool result passes here, whatever the tool did itself (issue 10.5)."""
+    from mm.tools.truncate import cut_to
+
+    if len(text) <= limit:
+        return text
+    return cut_to(text, max(limit, 0), lambda shown: OVER_MAX_OUTPUT.format(limit=limit, shown=shown, total=len(text)))
+
+
 def rejection_text(name: str) -> str:
     """The text a refused call returns (mm-tools.md, Permissions note)."""
     return REJECTED_BASH if name == "bash" else REJECTED.format(name=name)
@@ -55,18 +67,18 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
     from mm.tools.coerce import coerce_tool_args, invalid_call_message
 
     tool = registry.get(call.name)
-    arguments: dict[str, Any] = call.arguments if call.arguments is not None else {}
+    arguments: dict[str, Any] = fix_surrogates(call.arguments) if call.arguments is not None else {}
     if tool is None:
         text = UNKNOWN_TOOL.format(name=call.name, names=", ".join(registry.names)) if registry.names else \
             NO_TOOLS.format(name=call.name)
         result = ToolResult(text, failed=True)
     elif call.arguments is None:
         fault = UNPARSABLE.format(error=call.error or "unreadable")
-        result = ToolResult(invalid_call_message(tool.name, tool.params, call.raw_arguments[:2000], [fault],
+        result = ToolResult(invalid_call_message(tool.name, tool.params, call.raw_arguments, [fault],
                                                  getattr(tool, "enums", None)), failed=True)
     else:
         try:
-            coerced, problem = coerce_tool_args(tool, call.arguments)
+            coerced, problem = coerce_tool_args(tool, arguments)
         except Exception as err:  # a coercer bug must not end the turn
             coerced, problem = None, f"[error: {tool.name}: the arguments could not be read: {type(err).__name__}: {err}]"
         if problem is not None:
@@ -75,13 +87,16 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
             arguments = coerced
             result = await _permitted_run(tool, arguments, ctx, ui, permissions, yolo, call.id)
     failed = result.failed and result.text != rejection_text(call.name)  # the user's refusal is no failure
+    limit = ctx.settings.max_output
+    result.text = held_to(result.text, limit)
     verdict = loops.record(call.name, call.arguments if call.arguments is not None else call.raw_arguments,
                            result.text, failed)
     outcome = CallOutcome(result, arguments)
     if verdict.action == "stop":
         outcome.stop_error = verdict.text
         result.text, result.failed = outcome.stop_error, True
-    result.text = with_note(result.text, verdict)
+    elif verdict.action == "append":  # the note fits within maxOutput too
+        result.text = with_note(held_to(result.text.rstrip(chr(10)), limit - len(verdict.text) - 1), verdict)
     if result.stop and not outcome.stop_error:  # the tool itself ends the turn (an asked agent gone silent)
         outcome.stop_error = result.stop
     result.text = fix_surrogates(result.text)  # a file name that is not UTF-8, say
@@ -115,8 +130,8 @@ async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext,
     ui.emit(ToolCallRunning(call_id))
     try:
         return await tool.run(arguments, ctx)
-    except Exception as err:  # a tool bug must not end the turn: the model reads it
-        return ToolResult(f"[error: {tool.name} failed: {type(err).__name__}: {err}]", failed=True)
+    except Exception as err:  # an argument no file can have, or a tool bug: the model reads it, the turn goes on
+        return ToolResult(failure_text(tool.name, arguments, err), failed=True)
 
 
 async def _planned_change(tool: Any, arguments: dict[str, Any], ctx: ToolContext) -> ToolResult | None:

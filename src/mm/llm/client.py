@@ -1,10 +1,12 @@
 """The chat-completions client: one streamed request, every server quirk absorbed.
 
 POSTs `{base_url}/chat/completions` with `stream: true` and `stream_options.include_usage`, reads
-the event stream with its own tolerant SSE reader (comments, `event:`/`id:` fields, a missing
-final blank line or `[DONE]`), or a whole JSON body whatever the content type (stream-12), and
-turns every failure into one LLMError line naming the URL (cases llm-streams/*, DESIGN.md "Model
-servers: what the client must absorb", notes/local-model.md §5). httpx is imported lazily.
+the event stream with httpx-sse (lines end at CR or LF only: U+2028, U+2029 or U+0085 inside a
+JSON string never cut a `data:` line; comments, `event:`/`id:` fields, a missing final blank line
+or `[DONE]` are accepted), or, when the body starts with `{`, JSON lines or one whole JSON answer
+whatever the content type (stream-12), and turns every failure into one LLMError line naming the
+URL (cases llm-streams/*, DESIGN.md "Model servers: what the client must absorb",
+notes/local-model.md §5, issue 10.6). httpx and httpx-sse are imported lazily.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import time
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 from urllib.parse import urlsplit
 
-from mm.llm.types import AssistantMessage, LLMError, StreamDelta, one_line, shown_url
+from mm.llm.types import MALFORMED, AssistantMessage, LLMError, StreamDelta, one_line, shown_url
 
 if TYPE_CHECKING:
     from mm.llm.stream import StreamAssembler
@@ -24,7 +26,6 @@ UNREACHABLE = "nothing answers at {url} ({cause}) — is the model server runnin
 HTTP_ERROR = "the model server at {url} answered HTTP {status}: {detail}"
 LOADING = "the model server at {url} was still loading the model after {seconds:g} s (HTTP 503: {detail})"
 INCOMPLETE = "the model server at {url} closed the stream before the answer was complete ({detail})"
-MALFORMED = "the model server at {url} sent a malformed stream: {detail}"
 IDLE = "the model server at {url} sent nothing for {seconds:g} s — stopped waiting"
 NO_END = "no finish_reason and no [DONE]"
 BAD_DATA = "a data line is not a JSON object: {excerpt}"
@@ -33,6 +34,8 @@ NO_CHOICES = "the JSON answer has no choices: {excerpt}"
 REFUSED = "connection refused"
 ERROR_BODY_LIMIT = 64 * 1024  # bytes of an error body read for its message
 MAX_POLL = 4.0  # seconds between two tries while the model loads
+SSE_TYPE = "text/event-stream; charset=utf-8"  # what the body is read as when it does not start with `{`
+SSE_FIELDS = ("data", "event", "id", "retry")  # the fields of an event stream (a line starting with `:` is a comment)
 
 
 class ChatClient:
@@ -141,58 +144,63 @@ class ChatClient:
         return LLMError(kind, one_line(template.format(url=url, **fields), 600), url)  # type: ignore[arg-type]
 
     async def _read(self, response: Any, tools: list[dict], on_delta: Any) -> AssistantMessage:
-        """Read an event stream, or a whole JSON answer when the body starts with `{`."""
+        """Read an event stream (httpx-sse), or JSON when the body starts with `{`: one whole
+        answer (stream-12) or one chunk per line."""
         import httpx
 
         from mm.llm.stream import StreamAssembler  # after the request is sent: start-up time
 
         assembler = StreamAssembler(tools, on_delta, shown_url(self.url))
-        lines = response.aiter_lines()
-        first = ""
-        async for line in lines:
-            if line.strip():
-                first = line
-                break
-        if not first:
+        body = response.aiter_bytes()
+        head = await _head(body)
+        if not head.strip():
             raise self._error("incomplete_stream", INCOMPLETE, detail=NO_END)
-        if first.lstrip().startswith("{"):
-            text = "\n".join([first] + [line async for line in lines])
-            return self._from_json(text, assembler)
         try:
-            done, garbage = await self._read_sse(_chain(first, lines), assembler)
+            if head.lstrip().startswith(b"{"):
+                done = await self._read_json(_chain(head, body), assembler)
+            else:
+                done = await self._read_sse(_chain(head, body), assembler)
         except (httpx.TransportError, httpx.TimeoutException):
             if assembler.finish_reason is None:
                 raise
-            done, garbage = True, ""  # the answer was complete; only usage or [DONE] was lost
+            done = True  # the answer was complete; only usage or [DONE] was lost
         if not done and assembler.finish_reason is None:
-            if garbage and not assembler.chunks:
-                raise self._error("malformed_stream", MALFORMED, detail=NOT_A_STREAM.format(excerpt=garbage))
+            first = one_line(head.decode("utf-8", "replace").lstrip().split("\n", 1)[0], 80)
+            if not assembler.chunks and not _is_sse_line(first):
+                raise self._error("malformed_stream", MALFORMED, detail=NOT_A_STREAM.format(excerpt=first))
             raise self._error("incomplete_stream", INCOMPLETE, detail=NO_END)
         return assembler.finish()
 
-    async def _read_sse(self, lines: AsyncIterator[str], assembler: StreamAssembler) -> tuple[bool, str]:
-        """Feed every event's data to `assembler`; returns ([DONE] seen, first unknown line)."""
-        data: list[str] = []
-        garbage = ""
+    async def _read_sse(self, body: AsyncIterator[bytes], assembler: StreamAssembler) -> bool:
+        """Feed every event's data to `assembler` (httpx-sse: lines end at CR or LF only, so a
+        U+2028 inside a JSON string stays in its line); True once `[DONE]` came."""
+        import httpx
+        from httpx_sse import EventSource
+
+        events = httpx.Response(200, headers={"content-type": SSE_TYPE}, content=body)
+        async for event in EventSource(events).aiter_sse():
+            if self._dispatch(event.data, assembler):
+                return True
+        return False
+
+    async def _read_json(self, body: AsyncIterator[bytes], assembler: StreamAssembler) -> bool:
+        """A body that starts with `{`: JSON lines, each a chunk (or a whole `chat.completion`),
+        fed as they come; else the whole body as one JSON answer (stream-12). Returns True when
+        the answer needs no finish_reason: a single JSON answer."""
+        lines, count, line = _json_lines(body), 0, ""
         async for line in lines:
-            if line.startswith(":"):
-                continue
-            if line == "":
-                if data and self._dispatch("\n".join(data), assembler):
-                    return True, garbage
-                data = []
-                continue
-            field, sep, value = line.partition(":")
-            if field == "data" and sep:
-                data.append(value[1:] if value.startswith(" ") else value)
-            elif line.lstrip().startswith("{"):  # a bare JSON line (no `data:`), as some servers send
-                if self._dispatch(line, assembler):
-                    return True, garbage
-            elif field not in ("event", "id", "retry") and not garbage:
-                garbage = one_line(line, 80)
-        if data and self._dispatch("\n".join(data), assembler):
-            return True, garbage
-        return False, garbage
+            obj = _json_object(line)
+            if obj is None and count == 0:  # an indented answer: the object spans lines
+                rest = [more async for more in lines]
+                self._feed_answer("\n".join([line] + rest), assembler)
+                return True
+            if obj is None:
+                raise self._error("malformed_stream", MALFORMED, detail=BAD_DATA.format(excerpt=one_line(line, 80)))
+            count += 1
+            assembler.feed(_as_chunk(obj))
+        if not assembler.chunks or not assembler.answered:
+            raise self._error("malformed_stream", MALFORMED, detail=NO_CHOICES.format(excerpt=one_line(line, 80)))
+        return count == 1
 
     def _dispatch(self, payload: str, assembler: StreamAssembler) -> bool:
         """Feed one event; True at `[DONE]`. Raises LLMError("malformed_stream") for bad JSON."""
@@ -201,36 +209,20 @@ class ChatClient:
             return True
         if not payload:
             return False
-        try:
-            chunk = json.loads(payload)
-        except ValueError:
-            chunk = None
-        if not isinstance(chunk, dict):
+        chunk = _json_object(payload)
+        if chunk is None:
             raise self._error("malformed_stream", MALFORMED, detail=BAD_DATA.format(excerpt=one_line(payload, 80)))
         assembler.feed(chunk)
         return False
 
-    def _from_json(self, text: str, assembler: StreamAssembler) -> AssistantMessage:
+    def _feed_answer(self, text: str, assembler: StreamAssembler) -> None:
         """A non-streamed `chat.completion` (or a lone chunk) read as one chunk (stream-12)."""
-        try:
-            obj = json.loads(text)
-        except ValueError:
-            obj = None
-        if not isinstance(obj, dict):
+        obj = _json_object(text)
+        if obj is None:
             raise self._error("malformed_stream", MALFORMED, detail=NOT_A_STREAM.format(excerpt=one_line(text, 80)))
-        choices = obj.get("choices")
-        if not obj.get("error") and not (isinstance(choices, list) and choices):
+        assembler.feed(_as_chunk(obj))
+        if not assembler.answered:
             raise self._error("malformed_stream", MALFORMED, detail=NO_CHOICES.format(excerpt=one_line(text, 80)))
-        chunk = dict(obj)
-        if isinstance(choices, list) and choices and isinstance(choices[0], dict) and "message" in choices[0]:
-            choice = dict(choices[0])
-            message = dict(choice.pop("message") or {})
-            if isinstance(message.get("tool_calls"), list):
-                message["tool_calls"] = [dict(c, index=c.get("index", i)) if isinstance(c, dict) else c
-                                         for i, c in enumerate(message["tool_calls"])]
-            chunk["choices"] = [dict(choice, delta=message)]
-        assembler.feed(chunk)
-        return assembler.finish()
 
 
 def connect_cause(err: Exception) -> str:
@@ -241,10 +233,71 @@ def connect_cause(err: Exception) -> str:
     return cause or type(err).__name__
 
 
-async def _chain(first: str, rest: AsyncIterator[str]) -> AsyncIterator[str]:
+async def _head(body: AsyncIterator[bytes]) -> bytes:
+    """The body's first bytes, up to and including its first one that is not blank (b"" when
+    the body is empty or blank)."""
+    head = bytearray()
+    async for part in body:
+        head += part
+        if part.strip():
+            break
+    return bytes(head)
+
+
+async def _chain(first: bytes, rest: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
     yield first
-    async for line in rest:
+    async for part in rest:
+        yield part
+
+
+async def _json_lines(body: AsyncIterator[bytes]) -> AsyncIterator[str]:
+    """The body's non-blank lines, cut at LF only (never inside a JSON string), as text."""
+    pending: list[bytes] = []
+    async for part in body:
+        *done, last = part.split(b"\n")
+        for piece in done:
+            pending.append(piece)
+            line = b"".join(pending).decode("utf-8", "replace")
+            pending = []
+            if line.strip():
+                yield line
+        pending.append(last)
+    line = b"".join(pending).decode("utf-8", "replace")
+    if line.strip():
         yield line
+
+
+def _is_sse_line(line: str) -> bool:
+    """Whether `line` is a comment or a field line of an event stream (`data: …`, `event: …`)."""
+    field, sep, _ = line.partition(":")
+    return line.startswith(":") or (bool(sep) and field in SSE_FIELDS)
+
+
+def _json_object(text: str) -> dict | None:
+    """`text` decoded when it is one JSON object, else None."""
+    try:
+        obj = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return obj if isinstance(obj, dict) else None
+
+
+def _as_chunk(obj: dict) -> dict:
+    """A whole `chat.completion` as a chunk: its first choice's `message` as the `delta`, each
+    tool call given its position as `index`; any other object as it is."""
+    choices = obj.get("choices")
+    if not (isinstance(choices, list) and choices and isinstance(choices[0], dict)):
+        return obj
+    choice = dict(choices[0])
+    message = choice.get("message")
+    if "delta" in choice or not isinstance(message, dict):
+        return obj
+    message = dict(message)
+    if isinstance(message.get("tool_calls"), list):
+        message["tool_calls"] = [dict(c, index=c.get("index", i)) if isinstance(c, dict) else c
+                                 for i, c in enumerate(message["tool_calls"])]
+    del choice["message"]
+    return dict(obj, choices=[dict(choice, delta=message)] + choices[1:])
 
 
 async def _error_detail(response: Any) -> str:

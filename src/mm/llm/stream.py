@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from mm.llm.args import parse_arguments, tool_param_types
+from mm.llm.shapes import chunk_problem
 from mm.llm.textcalls import extract_text_calls, new_call_id
-from mm.llm.types import AssistantMessage, LLMError, StreamDelta, ToolCall, Usage, one_line
+from mm.llm.types import MALFORMED, AssistantMessage, LLMError, StreamDelta, ToolCall, Usage, one_line
 
 SERVER_REPORTED = "the model server at {url} reported an error: {detail}"
 NO_TOOL_NAME = "the call has no tool name"
@@ -56,14 +57,20 @@ class StreamAssembler:
         self.usage: Usage | None = None
         self.timings: dict | None = None
         self.chunks = 0
+        self.answered = False  # a chunk held choices
 
     def feed(self, chunk: dict) -> None:
-        """Take one chunk. Raises LLMError("server_error") for an `error` object in the stream."""
+        """Take one chunk. Raises LLMError("server_error") for an `error` object in the stream,
+        LLMError("malformed_stream") for a field of a type the format does not allow (mm.llm.shapes)."""
         self.chunks += 1
         error = chunk.get("error")
         if error:
             detail = error.get("message") if isinstance(error, dict) else error
             raise LLMError("server_error", one_line(SERVER_REPORTED.format(url=self._url, detail=detail)), self._url)
+        problem = chunk_problem(chunk)
+        if problem is not None:
+            raise LLMError("malformed_stream", one_line(MALFORMED.format(url=self._url, detail=problem), 600), self._url)
+        self.answered = self.answered or bool(chunk.get("choices"))
         if isinstance(chunk.get("usage"), dict):
             self.usage = parse_usage(chunk["usage"])
         if isinstance(chunk.get("timings"), dict):

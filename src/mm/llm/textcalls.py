@@ -37,6 +37,7 @@ _BLANKS = re.compile(r"[ \t\r\n]*")
 _FENCE_BEFORE = re.compile(r"(?:^|\n)[ \t]*```[\w-]*[ \t]*\n[ \t]*\Z")
 _FENCE_AFTER = re.compile(r"[ \t]*\n?[ \t]*```[ \t]*(?:\n|\Z)")
 _ID_CHARS = string.ascii_letters + string.digits
+HELD_STEP = 4096  # characters held back before deltas are added to the held text in growing steps
 
 
 def new_call_id() -> str:
@@ -79,6 +80,11 @@ class _Pending:
         self.json_body = False  # a `<tool_call>` holding JSON, not `<function=…>`
         self.name, self.body_at = "", 0
         self.params: ParamScanner | None = None
+
+    def shift(self, n: int) -> None:
+        """The text it is resolved against lost its first `n` characters."""
+        self.start -= n
+        self.search_from -= n
 
     def resolve(self, text: str, final: bool) -> tuple[str, int, TextCall | None]:
         """("more", 0, None) while undecided; else ("call"|"text", end, call)."""
@@ -210,9 +216,9 @@ def _parse_tag_body(body: str) -> tuple[str, Any, str | None] | None:
 def find_text_calls(text: str) -> list[TextCall]:
     """Every call written in `text`, in order (declared or not)."""
     calls: list[TextCall] = []
-    pos = 0
+    pos, known = 0, {}
     while True:
-        start, kind = _next_candidate(text, pos)
+        start, kind = _next_candidate(text, pos, known)
         if start is None:
             return calls
         status, end, call = _Pending(kind, start).resolve(text, final=True)
@@ -221,10 +227,17 @@ def find_text_calls(text: str) -> list[TextCall]:
         pos = end
 
 
-def _next_candidate(text: str, pos: int) -> tuple[int | None, str]:
+def _next_candidate(text: str, pos: int, known: dict[str, int] | None = None) -> tuple[int | None, str]:
+    """Where the next possible call starts at or after `pos`, and its kind. `known` keeps where
+    each tag was found (-1: nowhere) between calls on the same text, so that a scan of many
+    candidates does not search the rest of the text for a tag again each time."""
     found: list[tuple[int, str]] = []
     for tag, kind in ((TOOL_CALL_OPEN, "tag"), (FUNC_OPEN, "func")):
-        i = text.find(tag, pos)
+        i = known.get(tag) if known is not None else None
+        if i is None or -1 < i < pos:
+            i = text.find(tag, pos)
+            if known is not None:
+                known[tag] = i
         if i != -1:
             found.append((i, kind))
     m = _LINE_BRACE.search(text, pos)
@@ -304,18 +317,46 @@ class TextCallFilter:
 
     def __init__(self, tool_names: Iterable[str] | None = None):
         self._names = None if tool_names is None else set(tool_names)
-        self._buf = ""
+        self._buf = ""  # the text not shown yet, after one character of what was (for `^` and `\n{`)
         self._pos = 0
         self._pending: _Pending | None = None
+        self._new: list[str] = []  # deltas not yet added to _buf
+        self._new_size = 0
 
     def feed(self, delta: str) -> str:
-        """Add a content delta; return the text that can be shown now (maybe "")."""
-        self._buf += delta
-        return self._advance(final=False)
+        """Add a content delta; return the text that can be shown now (maybe "").
+
+        Linear in the length of the stream: shown text is dropped from the buffer, and while more
+        than HELD_STEP characters are held back (a long call being written) deltas are added to
+        it once they match what it holds, so a held text is copied O(log n) times, not per delta.
+        """
+        self._new.append(delta)
+        self._new_size += len(delta)
+        held = len(self._buf) - self._pos
+        if held >= HELD_STEP and self._new_size < held:
+            return ""
+        return self._take(final=False)
 
     def flush(self) -> str:
         """The stream ended: return the held text that was not a declared call."""
-        return self._advance(final=True)
+        return self._take(final=True)
+
+    def _take(self, final: bool) -> str:
+        if self._new:
+            self._buf += "".join(self._new)
+            self._new, self._new_size = [], 0
+        out = self._advance(final)
+        self._drop_shown()
+        return out
+
+    def _drop_shown(self) -> None:
+        """Drop the text already shown, keeping the one character before it."""
+        cut = self._pos - 1
+        if cut <= 0:
+            return
+        self._buf, self._pos = self._buf[cut:], 1
+        if self._pending is not None:
+            self._pending.shift(cut)
 
     def _advance(self, final: bool) -> str:
         buf, out = self._buf, []

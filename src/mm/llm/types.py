@@ -80,6 +80,7 @@ class AssistantMessage:
         return msg
 
 
+MALFORMED = "the model server at {url} sent a malformed stream: {detail}"
 ErrorClass = Literal["incomplete_stream", "malformed_stream", "server_error", "unreachable", "loading", "timeout"]
 
 

@@ -76,8 +76,18 @@ class ToolContext:
     history: list[dict] = field(default_factory=list)  # the history the turn started from (ask_agent)
 
     def resolve(self, path: str) -> Path:
-        """Return `path` resolved against the working directory."""
-        p = Path(path).expanduser()
+        """Return `path` (str, as the model sent it) resolved against the working directory, `~`
+        expanded. Raises mm.tools.failures.ArgumentError for a path no file can have (a NUL byte,
+        a name over 255 bytes…) or a `~user` whose home is unknown (issue 10.5)."""
+        from mm.tools.failures import ArgumentError, home_problem, path_problem
+
+        problem = path_problem(path)
+        if problem is not None:
+            raise ArgumentError(path, problem)
+        try:
+            p = Path(path).expanduser()
+        except RuntimeError:  # "Could not determine home directory"
+            raise ArgumentError(path, home_problem(path)) from None
         return p if p.is_absolute() else self.cwd / p
 
 

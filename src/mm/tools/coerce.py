@@ -29,6 +29,9 @@ ONE_OF = "One of: {values}."
 OPTIONAL = "Optional."
 OPTIONAL_DEFAULT = "Optional, default {v}."
 EXPECTED_PARAM = "{p} ({type}): {description}"
+QUOTE_CUT = "{head}… ({total} characters in all)"
+QUOTED_VALUE = 200  # characters of a value quoted in a fault
+QUOTED_CALL = 1000  # characters of the call quoted after "You sent:"
 
 A_TYPE = {
     "string": "a string",
@@ -61,6 +64,14 @@ def render_value(value: Any) -> str:
     if isinstance(value, str):
         return value
     return json.dumps(value, ensure_ascii=False)
+
+
+def quoted(text: str, limit: int) -> str:
+    """`text` as an invalid-call message quotes it: whole up to `limit` characters, else its start
+    and how long it was, so a message never grows with what the model sent (issue 10.5)."""
+    if len(text) <= limit:
+        return text
+    return QUOTE_CUT.format(head=text[:limit], total=len(text))
 
 
 def describe_param(p: Param, enum: Sequence[Any] | None = None) -> str:
@@ -175,7 +186,7 @@ def invalid_call_message(
     return INVALID_CALL.format(
         name=tool_name,
         faults="; ".join(faults),
-        sent=json.dumps(args, ensure_ascii=False),
+        sent=quoted(json.dumps(args, ensure_ascii=False), QUOTED_CALL),
         expected=expected or "no parameters",
     )
 
@@ -213,16 +224,16 @@ def coerce_arguments(
         try:
             value = coerce_value(p.type, value, json_text=p.name in json_text)
         except CoercionError:
-            shown = json.dumps(value, ensure_ascii=False)
+            shown = quoted(json.dumps(value, ensure_ascii=False), QUOTED_VALUE)
             faults.append(FAULT_TYPE.format(p=p.name, v=shown, a_type=A_TYPE.get(p.type, p.type)))
             continue
         allowed = enums.get(p.name)
         if allowed and value not in allowed:
             values = ", ".join(render_value(v) for v in allowed)
-            faults.append(FAULT_ENUM.format(p=p.name, v=render_value(value), values=values))
+            faults.append(FAULT_ENUM.format(p=p.name, v=quoted(render_value(value), QUOTED_VALUE), values=values))
             continue
         out[p.name] = value
-    faults.extend(FAULT_UNKNOWN.format(key=key) for key in args if key not in known)
+    faults.extend(FAULT_UNKNOWN.format(key=quoted(key, QUOTED_VALUE)) for key in args if key not in known)
     if faults:
         return None, invalid_call_message(tool_name, params, args, faults, enums)
     return out, None

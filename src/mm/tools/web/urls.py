@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from urllib.parse import urlsplit
 
+from mm.tools.failures import host_problem
 from mm.tools.web.errors import USAGE, FetchError
 
 EMPTY_URL = "the url is empty — give the address of the page, e.g. https://example.org/docs"
@@ -56,6 +57,9 @@ def check_url(url: str) -> str:
         raise FetchError(USAGE, NO_HOST.format(url=url))
     if any(c.isspace() for c in url):
         raise FetchError(USAGE, NOT_A_URL.format(url=url, problem="it contains spaces"))
+    problem = host_problem(parts.hostname)  # what the socket layer's IDNA codec would refuse
+    if problem is not None:
+        raise FetchError(USAGE, NOT_A_URL.format(url=url, problem=problem))
     import httpx
 
     try:  # what the HTTP client will refuse (0177.0.0.1, a malformed IDNA name…) is refused here
