@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from html import escape as html_escape
 
 from . import rules
+from .cancel import CHECK_EVERY, check
 from .escape import ends_line, escape_text, plain
 from .handlers import HANDLERS
 from .tree import holders, push_children
@@ -56,8 +57,12 @@ class Cleaner:
     """Serialises a cleaned copy of a page; `raw_blocks` holds the HTML kept verbatim (tables
     with spans), referenced from the output by placeholders."""
 
-    def __init__(self, options: Options):
+    def __init__(self, options: Options, cancelled=None):
+        """`cancelled` (with `is_set()`, or None): when set, the walk raises
+        cancel.ConversionCancelled."""
         self.options = options
+        self.cancelled = cancelled
+        self.visited = 0
         self.out: list[str] = []
         self.raw_blocks: list[str] = []
         self.line_start = True
@@ -102,6 +107,9 @@ class Cleaner:
             if callable(item):
                 item()
             else:
+                self.visited += 1
+                if self.visited % CHECK_EVERY == 0:
+                    check(self.cancelled)
                 self.visit(item, stack)
 
     def visit(self, node, stack: list) -> None:
