@@ -16,7 +16,7 @@ from . import rules
 from .cancel import CHECK_EVERY, check
 from .escape import ends_line, escape_text, plain
 from .handlers import HANDLERS
-from .tree import holders, push_children
+from .tree import heading_text, holders, push_children
 
 # Elements passed to html-to-markdown under their own name.
 KEPT_TAGS = frozenset({
@@ -158,7 +158,8 @@ class Cleaner:
         """Whether a rule of the "Removed" row drops this element (with its content)."""
         if rules.removed_by_markup(tag, attrs, self.article_depth > 0):
             return True
-        return rules.class_or_id_word(tag, attrs) and node.mem_id not in self.holds_keeper
+        return (rules.class_or_id_word(tag, attrs, lambda: heading_text(node, tag))
+                and node.mem_id not in self.holds_keeper)
 
     def open(self, node, name: str, attrs: str, stack: list, inline: bool = False,
              after=None) -> None:
