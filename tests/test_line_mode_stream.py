@@ -142,18 +142,3 @@ def test_a_long_streamed_answer_on_a_terminal_shows_each_block_once(scripted_ser
     assert text.index("Still thinking.") < text.index("Section 0")
     assert text.index("That is all.") < text.index("⚙ 0 command(s)")
 
-
-async def test_a_console_that_fails_between_two_chunks_stops_line_mode_with_the_cursor_shown(scripted_server,
-                                                                                             tmp_path):
-    from rich.console import Console
-
-    from test_line_mode_faults import HIDE_CURSOR, SHOW_CURSOR, BreakingTerminal, run_on
-
-    # updates come 8 times a second at most, planned on the event loop: the failure comes in one
-    stream(scripted_server, "First paragraph.\n\nThe BOOM paragraph.\n\n" + "More text.\n\n" * 40, 3, delay=0.003)
-    out = BreakingTerminal("BOOM")
-    console = Console(file=out, width=100, force_terminal=True, color_system=None)
-    with pytest.raises(RuntimeError, match="the terminal broke"):
-        await run_on(console, scripted_server, tmp_path, ["hi\r"])
-    shown = out.getvalue()
-    assert HIDE_CURSOR in shown and shown.rindex(SHOW_CURSOR) > shown.rindex(HIDE_CURSOR)
