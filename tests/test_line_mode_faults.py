@@ -105,10 +105,16 @@ class BreakingTerminal(io.StringIO):
         return super().write(text)
 
 
-async def test_an_unexpected_error_shows_the_cursor_again_before_it_goes_on(scripted_server, tmp_path):
+@pytest.mark.parametrize("chunk", [0, 3], ids=["answer-in-three-pieces", "long-answer-in-small-chunks"])
+async def test_an_unexpected_error_shows_the_cursor_again_before_it_goes_on(scripted_server, tmp_path, chunk):
     from rich.console import Console
 
-    scripted_server.add_reply("this answer has BOOM in it")
+    if not chunk:
+        scripted_server.add_reply("this answer has BOOM in it")
+    else:  # line mode updates 8 times a second at most, planned on the event loop: the failure comes in one
+        answer = "First paragraph.\n\nThe BOOM paragraph.\n\n" + "More text.\n\n" * 40
+        scripted_server.add_sse([_chunk({"content": answer[i:i + chunk]}) for i in range(0, len(answer), chunk)]
+                                + [_chunk({}, "stop"), "data: [DONE]"], delay=0.003)
     out = BreakingTerminal("BOOM")
     console = Console(file=out, width=100, force_terminal=True, color_system=None)
     with pytest.raises(RuntimeError, match="the terminal broke"):

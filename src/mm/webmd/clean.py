@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from html import escape as html_escape
 
 from . import rules
+from .cancel import CHECK_EVERY, check
 from .escape import ends_line, escape_text, plain
 from .handlers import HANDLERS
-from .tree import holders, push_children
+from .tree import heading_text, holders, push_children
 
 # Elements passed to html-to-markdown under their own name.
 KEPT_TAGS = frozenset({
@@ -56,8 +57,12 @@ class Cleaner:
     """Serialises a cleaned copy of a page; `raw_blocks` holds the HTML kept verbatim (tables
     with spans), referenced from the output by placeholders."""
 
-    def __init__(self, options: Options):
+    def __init__(self, options: Options, cancelled=None):
+        """`cancelled` (with `is_set()`, or None): when set, the walk raises
+        cancel.ConversionCancelled."""
         self.options = options
+        self.cancelled = cancelled
+        self.visited = 0
         self.out: list[str] = []
         self.raw_blocks: list[str] = []
         self.line_start = True
@@ -102,6 +107,9 @@ class Cleaner:
             if callable(item):
                 item()
             else:
+                self.visited += 1
+                if self.visited % CHECK_EVERY == 0:
+                    check(self.cancelled)
                 self.visit(item, stack)
 
     def visit(self, node, stack: list) -> None:
@@ -150,7 +158,8 @@ class Cleaner:
         """Whether a rule of the "Removed" row drops this element (with its content)."""
         if rules.removed_by_markup(tag, attrs, self.article_depth > 0):
             return True
-        return rules.class_or_id_word(tag, attrs) and node.mem_id not in self.holds_keeper
+        return (rules.class_or_id_word(tag, attrs, lambda: heading_text(node, tag))
+                and node.mem_id not in self.holds_keeper)
 
     def open(self, node, name: str, attrs: str, stack: list, inline: bool = False,
              after=None) -> None:

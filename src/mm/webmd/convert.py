@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from .cancel import check
 from .clean import Cleaner, Options
+from .depth import cap_depth
 from .escape import BLOCK_CLOSE, BLOCK_OPEN, restore
 
 TABLE_MODES = ("html", "flatten")
@@ -42,11 +44,14 @@ def converter_options():
     )
 
 
-def _parse(html: str):
-    """The HTML5 tree (selectolax LexborHTMLParser) of `html` (str)."""
+def _parse(html: str, cancelled=None):
+    """The HTML5 tree (selectolax LexborHTMLParser) of `html` (str), its nesting capped first
+    (depth.cap_depth: lexbor's time grows with the depth on every block start tag)."""
     from selectolax.lexbor import LexborHTMLParser  # lazy: only fetch_content needs it
 
-    return LexborHTMLParser(html)
+    capped = cap_depth(html, cancelled)
+    check(cancelled)
+    return LexborHTMLParser(capped)
 
 
 def _insert_blocks(markdown: str, blocks: list[str]) -> str:
@@ -91,25 +96,29 @@ def finish(markdown: str) -> str:
 
 
 def html_to_markdown(html: str, *, base_url: str | None = None, tables: str = "html",
-                     strikethrough: bool = False, task_list: bool = False) -> str:
+                     strikethrough: bool = False, task_list: bool = False, cancelled=None) -> str:
     """Convert a page to Markdown by the fetch_content rules.
 
     Args: html (str): the decoded page; base_url (str | None): absolute URL that relative links
     and image sources are resolved against (None leaves them as written); tables (str): "html"
     keeps tables with spans or a nested table as raw HTML, "flatten" copies a spanned cell into
     every slot; strikethrough (bool): `~~text~~` for del/s/strike; task_list (bool): `[ ]`/`[x]`
-    for a list item starting with a checkbox.
+    for a list item starting with a checkbox; cancelled (an object with `is_set()`, e.g. a
+    threading.Event, or None): set by another thread when the conversion is no longer wanted.
     Returns: the Markdown ending with exactly one newline, or "" when no text content is left.
-    Raises: ValueError for an unknown `tables` value (BAD_TABLES).
-    Source: mm-tools.md §fetch_content.
+    Raises: ValueError for an unknown `tables` value (BAD_TABLES); cancel.ConversionCancelled
+    soon after `cancelled` is set.
+    Source: mm-tools.md §fetch_content; the nesting cap, docs/webmd.md §Deep nesting.
     """
     if tables not in TABLE_MODES:
         raise ValueError(BAD_TABLES.format(value=tables))
     from html_to_markdown import convert
 
-    cleaner = Cleaner(Options(base_url, tables, strikethrough, task_list))
-    cleaned = cleaner.run(_parse(html).root)
+    cleaner = Cleaner(Options(base_url, tables, strikethrough, task_list), cancelled)
+    cleaned = cleaner.run(_parse(html, cancelled).root)
+    check(cancelled)
     markdown = convert(cleaned, converter_options()).content or ""
+    check(cancelled)
     if cleaner.raw_blocks:
         markdown = _insert_blocks(markdown, cleaner.raw_blocks)
     return finish(restore(markdown))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 _TAGS = re.compile(r"<[^>]*>")
+HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+HEADING_LOOKS = 3  # element children of a section looked at for its heading (an anchor `span` may come first)
 
 
 def has_content(html: str) -> bool:
@@ -36,3 +38,18 @@ def push_children(stack: list, node) -> None:
         children.append(child)
         child = child.next
     stack.extend(reversed(children))
+
+
+def heading_text(node, tag: str) -> str:
+    """The text of the heading an element names: its own when it is a heading (`tag`, lower
+    case), else that of a heading among its first HEADING_LOOKS element children, else ""."""
+    if tag in HEADINGS:
+        return node.text() or ""
+    child, looked = node.child, 0
+    while child is not None and looked < HEADING_LOOKS:
+        if child.tag and not child.tag.startswith("-"):
+            if child.tag.lower() in HEADINGS:
+                return child.text() or ""
+            looked += 1
+        child = child.next
+    return ""

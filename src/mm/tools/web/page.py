@@ -4,13 +4,13 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 from dataclasses import dataclass
 
 from mm.tools.web.errors import CONVERSION, FetchError
 from mm.tools.web.fetch import Fetcher, Page
 
 CANCELLED = "[error: cancelled]"  # as bash (mm-tools.md §bash, Cancellation)
-THREAD_BYTES = 256 * 1024  # a larger page is decoded and converted in a thread
 UNDECODABLE = "{url} cannot be decoded: {why}"
 UNCONVERTIBLE = "{url} cannot be converted to Markdown: {why}"
 CUT = ("[... truncated to maxOutput ({limit} characters): {shown} of {total} characters shown"
@@ -31,14 +31,22 @@ class Options:
 async def fetch_markdown(fetcher: Fetcher, url: str, options: Options) -> tuple[Page, str]:
     """Download `url` (str) with `fetcher` and return the page and its Markdown ("" when no text
     content is left). Raises FetchError: the fetch's own, or code 1 when the page cannot be
-    decoded or converted."""
+    decoded or converted.
+
+    The page is decoded and converted in a thread, off the event loop, so that the turn's
+    cancellation stays prompt (issue 10 §9): when this coroutine is cancelled, the conversion is
+    told to stop (mm.webmd.cancel) and its thread ends at its next check."""
     page = await fetcher.fetch(url)
-    if len(page.body) > THREAD_BYTES:
-        return page, await asyncio.to_thread(_convert, page, options)
-    return page, _convert(page, options)
+    stop = threading.Event()
+    try:
+        return page, await asyncio.to_thread(_convert, page, options, stop)
+    finally:
+        stop.set()
 
 
-def _convert(page: Page, options: Options) -> str:
+def _convert(page: Page, options: Options, stop: threading.Event) -> str:
+    """The Markdown of `page` ("" when no text is left); raises FetchError (code 1), or
+    mm.webmd.ConversionCancelled once `stop` is set (nobody waits for the result then)."""
     from mm.webmd import decode_html, html_to_markdown  # on first use (start-up time)
 
     try:
@@ -47,7 +55,8 @@ def _convert(page: Page, options: Options) -> str:
         raise FetchError(CONVERSION, UNDECODABLE.format(url=page.url, why=err)) from None
     try:
         markdown = html_to_markdown(html, base_url=options.base_url or page.url, tables=options.tables,
-                                    strikethrough=options.strikethrough, task_list=options.task_list)
+                                    strikethrough=options.strikethrough, task_list=options.task_list,
+                                    cancelled=stop)
     except (ValueError, TypeError, RuntimeError, RecursionError) as err:
         raise FetchError(CONVERSION, UNCONVERTIBLE.format(url=page.url, why=err)) from None
     return markdown if markdown.strip() else ""
