@@ -137,7 +137,7 @@ class Conversation:
                     self.history.append({"role": "assistant", "content": fix_surrogates(streamed)})
                 return TurnDone("cancelled", recap)
             except AnswerRunaway as err:  # kept as a marker, not as kilobytes of repetition
-                kept = runaway_marker(err, self._streamed)
+                kept = runaway_marker(err, "".join(self._streamed))
                 self.history.append({"role": "assistant", "content": fix_surrogates(kept)})
                 return TurnDone("error", recap, error=str(err))
             except (LLMError, RunawayError, WindowExceeded) as err:

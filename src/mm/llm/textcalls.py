@@ -81,11 +81,6 @@ class _Pending:
         self.name, self.body_at = "", 0
         self.params: ParamScanner | None = None
 
-    def shift(self, n: int) -> None:
-        """The text it is resolved against lost its first `n` characters."""
-        self.start -= n
-        self.search_from -= n
-
     def resolve(self, text: str, final: bool) -> tuple[str, int, TextCall | None]:
         """("more", 0, None) while undecided; else ("call"|"text", end, call)."""
         if self.kind == "brace":
@@ -350,13 +345,13 @@ class TextCallFilter:
         return out
 
     def _drop_shown(self) -> None:
-        """Drop the text already shown, keeping the one character before it."""
+        """Drop the text already shown, keeping the one character before it. Not while a possible
+        call is pending: its scanners hold offsets into the buffer (and everything before it was
+        already dropped when it began)."""
         cut = self._pos - 1
-        if cut <= 0:
+        if cut <= 0 or self._pending is not None:
             return
         self._buf, self._pos = self._buf[cut:], 1
-        if self._pending is not None:
-            self._pending.shift(cut)
 
     def _advance(self, final: bool) -> str:
         buf, out = self._buf, []
