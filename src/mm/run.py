@@ -186,6 +186,9 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
     try:
         conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
                                                       endpoint.provider), Path.cwd())
+        from mm.skills import catalogue_of, rewrite_skill_command
+
+        prompt = rewrite_skill_command(prompt, catalogue_of(conv.registry))  # `/review x` → `$review x` (docs/skills.md)
         ui = OneShotUI(config.previewLines, on_closed_output=conv.cancel)
         interrupted = asyncio.Event()
 
