@@ -182,9 +182,11 @@ def over_threshold(conversation: Compactable) -> bool:
 
 def prompt_too_large(conversation: Compactable, message: dict) -> str | None:
     """PROMPT_TOO_LARGE when the prompt `message`, with the system prompt and the tool schemas
-    alone, exceeds `context.threshold` of the known context window: compaction could only make
-    it fit by cutting the prompt itself (cut_largest), so it is refused instead (docs/engine.md
-    §Context). None when it fits or the window is unknown."""
+    alone, exceeds `context.threshold` of the known context window and holds more than
+    MIN_CUT_TOKENS: compaction could only make it fit by cutting the prompt itself (cut_largest),
+    so it is refused instead (docs/engine.md §Context). None when it fits, when the window is
+    unknown, or when the prompt is too short to be cut (the window is too small for mm itself:
+    the server's error, or WINDOW_EXCEEDED for a server that cuts silently, says so)."""
     window = conversation.context_window
     if not window:
         return None
@@ -193,11 +195,14 @@ def prompt_too_large(conversation: Compactable, message: dict) -> str | None:
     schemas = conversation.tools_text()
     if tokens.upper_bound(head) + len(schemas.encode("utf-8", "replace")) <= limit:
         return None  # surely fits: no tokenizer
+    size = tokens.count_text(message.get("content") or "")
+    if size <= MIN_CUT_TOKENS:
+        return None
     needed = tokens.estimate(head) + tokens.count_text(schemas)
     if needed <= limit:
         return None
-    return PROMPT_TOO_LARGE.format(tokens=tokens.count_text(message.get("content") or ""), needed=needed,
-                                   limit=limit, percent=round(100 * conversation.context.threshold), window=window)
+    return PROMPT_TOO_LARGE.format(tokens=size, needed=needed, limit=limit,
+                                   percent=round(100 * conversation.context.threshold), window=window)
 
 
 async def _summarise(conversation: Compactable, messages: list[dict]) -> str:
