@@ -147,20 +147,40 @@ async def test_no_compaction_under_the_threshold_or_without_a_window(scripted_se
 
 
 async def test_an_oversized_message_is_cut_not_compacted_forever(scripted_server, tmp_path):
-    conv = make_conversation(scripted_server.base_url, tmp_path)
+    conv = make_conversation(scripted_server.base_url, tmp_path, {"maxOutput": 100000})
     conv.context_window = 3000
-    huge = "".join(f"line {i} of the log\n" for i in range(800))
+    (tmp_path / "big.log").write_text("".join(f"line {i} of the log\n" for i in range(800)))
+    scripted_server.add_tool_calls([{"name": "bash", "arguments": {"command": "cat big.log"}}])
     scripted_server.add_reply("Seen.")
     ui = RecordingUI()
-    await conv.run_turn(huge, ui)
-    (request,) = scripted_server.requests  # no summary request: nothing older to compact
+    await conv.run_turn("read the log", ui)
+    _, request = scripted_server.requests  # no summary request: nothing older to compact
     (event,) = [e for e in ui.events if isinstance(e, Compacted)]
     assert event.line.startswith("✂️ cut 1 message(s) to fit the context window (")
-    prompt = request["messages"][1]["content"]
-    assert prompt.startswith("line 0 of the log") and prompt.endswith("line 799 of the log\n")
-    marker = re.search(r"\n\[… (\d+) characters cut here to fit the context window …\]\n", prompt)
-    assert marker and CUT_MARKER.format(n=marker.group(1)) in prompt
+    result = request["messages"][-1]["content"]  # the command's output, cut in the middle
+    assert result.startswith("line 0 of the log") and result.endswith("line 799 of the log\n")
+    marker = re.search(r"\n\[… (\d+) characters cut here to fit the context window …\]\n", result)
+    assert marker and CUT_MARKER.format(n=marker.group(1)) in result
     assert estimate(request["messages"]) + tools_tokens(conv) <= 2400
+
+
+async def test_a_prompt_that_could_only_be_cut_to_fit_is_refused(scripted_server, tmp_path):
+    conv = make_conversation(scripted_server.base_url, tmp_path)
+    conv.context_window = 3000
+    history = list(conv.history)
+    huge = "".join(f"line {i} of the log\n" for i in range(800))
+    ui = RecordingUI()
+    done = await conv.run_turn(huge, ui)
+    assert scripted_server.requests == [] and conv.history == history  # not sent, nothing kept
+    needed = estimate([history[0], {"role": "user", "content": huge}]) + tools_tokens(conv)
+    assert done.stop_reason == "error" and done.error == compaction.PROMPT_TOO_LARGE.format(
+        tokens=count_text(huge), needed=needed, limit=2400, percent=80, window=3000)
+    assert ui.turn_done() is done
+    # the same prompt fits a larger window: sent whole
+    conv.context_window = 32768
+    scripted_server.add_reply("Seen.")
+    assert (await conv.run_turn(huge, RecordingUI())).stop_reason == "end_turn"
+    assert scripted_server.requests[0]["messages"][-1]["content"] == huge
 
 
 async def test_new_forgets_the_history_and_the_measure(scripted_server, tmp_path):

@@ -62,8 +62,11 @@ async def test_permission_prompt_four_ways(scripted_server, tmp_path, answer, ra
     scripted_server.add_reply("done")
     keys = ["go\r", answer + "\r"] + (["r\r"] if asked_twice else []) + ["/quit\r"]
     shown = await drive(scripted_server, tmp_path, keys, {"yolo": False})
-    assert "🔐 bash: touch one" in shown
-    assert ("🔐 bash: touch two" in shown) == asked_twice
+    # each call named once, by its header: the question is the prompt's own line (🔐 bash: allow? …)
+    assert "🛠️  bash: touch one" in shown and "🛠️  bash: touch two" in shown and "🔐" not in shown
+    rejected = "[command rejected by the user]"
+    assert (scripted_server.requests[1]["messages"][-1]["content"] == rejected) == (not ran)
+    assert (scripted_server.requests[2]["messages"][-1]["content"] == rejected) == (answer != "s")
     assert (tmp_path / "one").exists() == ran
     assert (tmp_path / "two").exists() == (answer == "s")
 
@@ -156,7 +159,7 @@ async def test_a_stray_word_does_not_allow_a_command(scripted_server, tmp_path):
     scripted_server.add_tool_calls([{"name": "bash", "arguments": {"command": "touch ran"}}])
     scripted_server.add_reply("done")
     shown = await drive(scripted_server, tmp_path, ["go\r", "again\r", "r\r", "/quit\r"], {"yolo": False})
-    assert "🔐 bash: touch ran" in shown and not (tmp_path / "ran").exists()
+    assert "🛠️  bash: touch ran" in shown and not (tmp_path / "ran").exists()
     assert scripted_server.requests[1]["messages"][-1]["content"] == "[command rejected by the user]"
 
 
@@ -169,7 +172,7 @@ async def test_esc_at_the_permission_prompt_rejects_and_stops_the_turn(scripted_
     shown = await drive(scripted_server, tmp_path, ["go\r", ESC, "line one\x1b\rline two\r", "/quit\r"],
                         {"yolo": False})
     assert "Esc Enter for a new line · Esc or Ctrl-C cancels the turn" in shown  # the help line
-    assert "🔐 bash: touch ran" in shown and "[command rejected by the user]" in shown
+    assert "🛠️  bash: touch ran" in shown and "[command rejected by the user]" in shown
     assert not (tmp_path / "ran").exists()
     assert len(scripted_server.requests) == 2  # no request after the rejection: the turn stopped
     sent = scripted_server.requests[1]["messages"]
@@ -199,14 +202,14 @@ async def test_the_permission_prompt_shows_the_diff_of_write_file_and_edit_file(
     (tmp_path / "notes.txt").write_text("one\ntwo\nthree\n")
     _file_calls(scripted_server, "notes.txt")
     shown = await drive(scripted_server, tmp_path, ["go\r", "a\r", "a\r", "/quit\r"], {"yolo": False})
-    assert ("🔐 write_file: notes.txt\n"
+    assert ("📝 write_file: notes.txt\n"
             "   @@ -1,3 +1,3 @@\n"
             "    1 │ one\n"
             "   -2 │ two\n"
             "   +2 │ TWO\n"
             "    3 │ three\n"
             "   notes.txt: replaced") in shown  # the answers' line goes to the prompt, then the result
-    assert ("🔐 edit_file: notes.txt\n"
+    assert ("📝 edit_file: notes.txt\n"
             "   @@ -1,3 +1,4 @@\n"
             "    1 │ one\n"
             "    2 │ TWO\n"
@@ -231,7 +234,7 @@ async def test_a_long_diff_is_cut_at_40_lines(scripted_server, tmp_path):
     scripted_server.add_tool_calls([{"name": "write_file", "arguments": {"path": "long.txt", "content": content}}])
     scripted_server.add_reply("done")
     shown = await drive(scripted_server, tmp_path, ["go\r", "r\r", "/quit\r"], {"yolo": False})
-    start, end = shown.index("🔐 write_file: long.txt\n"), shown.index("[write_file rejected by the user]")
+    start, end = shown.index("📝 write_file: long.txt\n"), shown.index("[write_file rejected by the user]")
     asked = shown[start:end].split("\n")
     assert asked[1] == "   @@ -0,0 +1,50 @@" and asked[2] == "   + 1 │ line 1"
     assert asked[40] == "   +39 │ line 39" and asked[41] == "   … (11 more line(s))"
@@ -241,6 +244,9 @@ async def test_a_long_diff_is_cut_at_40_lines(scripted_server, tmp_path):
 def test_a_command_of_several_lines_and_control_characters_in_the_question():
     from mm.ui.line.permission import permission_text
 
-    shown = permission_text("bash", "printf '\x1b[2J'\nrm -1 │ x\n+3 │ not a diff row of bash")
-    assert shown.plain == "🔐 bash: printf '^[[2J'\n   rm -1 │ x\n   +3 │ not a diff row of bash"
+    # bash's header shows the whole command: nothing more before the question
+    assert permission_text("bash", "printf '\x1b[2J'\nrm -1 │ x\n+3 │ not a diff row of bash") is None
+    # an asked agent's title, then rows that are no diff: shown plain, control characters in caret notation
+    shown = permission_text("helper asks", "bash: printf\nrm -1 │ \x1b[2J\n+3 │ not a diff row")
+    assert shown.plain == "   rm -1 │ ^[[2J\n   +3 │ not a diff row"
     assert not [span for span in shown.spans if span.style]  # not a diff: no colour

@@ -79,17 +79,21 @@ def say(term: Terminal, typed: str, *wanted: str) -> str:
     return term.expect("›")
 
 
-def answer_permission(term: Terminal, asked: str, key: str) -> str:
-    """Wait for the 🔐 line `asked` and its answers' prompt, type `key`; return what came between."""
-    shown = term.expect(f"🔐 {asked}")
-    shown += term.expect("allow? [a] once · [s] for this session · [r] reject · [n] never:")
+def answer_permission(term: Terminal, header: str, key: str) -> str:
+    """Wait for the call's header (`🛠️  bash: …`, `📝 write_file: …`) and its tool's 🔐 answers'
+    prompt, type `key`; return what came between (the planned change), where the call is not
+    named again (docs/line-mode.md §Permission prompt)."""
+    term.expect(header)
+    tool, named = re.match(r"\S+\s+(\w+): (.*)", header).groups()
+    shown = term.expect(f"🔐 {tool}: allow? [a] once · [s] for this session · [r] reject · [n] never:")
+    assert named not in shown and "🛠️" not in shown and "📝" not in shown, shown
     term.write(key)
     return shown
 
 
 def cancel_running(term: Terminal, marker: str, key: bytes) -> str:
     """`marker` runs after `a` at the 🔐 prompt; `key` cancels it: returns the output to the prompt."""
-    answer_permission(term, f"bash: {marker}", "a\r")
+    answer_permission(term, f"🛠️  bash: {marker}", "a\r")
     assert until(lambda: pids_matching(marker)), f"{marker} never started"
     term.write(key)
     shown = term.expect("[error: cancelled]")
@@ -108,11 +112,11 @@ def test_every_line_mode_scenario_in_one_run_then_resume(scripted_server, tmp_pa
         term.expect("›")
         # a conversation with tool calls, the prompt in two lines (Esc-Enter)
         term.write("make the\x1b\rfiles\r")
-        answer_permission(term, "bash: touch ran-once", "a\r")
-        answer_permission(term, "bash: touch ran-rejected", "r\r")
-        diff = answer_permission(term, "write_file: notes.txt", "s\r")
+        answer_permission(term, "🛠️  bash: touch ran-once", "a\r")
+        answer_permission(term, "🛠️  bash: touch ran-rejected", "r\r")
+        diff = answer_permission(term, "📝 write_file: notes.txt", "s\r")
         assert "-1 │ old line" in diff and "+1 │ new line" in diff
-        diff = answer_permission(term, "edit_file: notes.txt", "n\r")
+        diff = answer_permission(term, "📝 edit_file: notes.txt", "n\r")
         assert "-1 │ new line" in diff and "+1 │ edited line" in diff
         assert "⚙ 2 command(s) · 📝 2 file op(s)" in term.expect_line("⚙ ")
         term.expect("›")
@@ -143,7 +147,7 @@ def test_every_line_mode_scenario_in_one_run_then_resume(scripted_server, tmp_pa
 
         # Esc at the 🔐 prompt rejects the call and stops the turn
         term.write("touch it\r")
-        answer_permission(term, "bash: touch never-made", b"\x1b")
+        answer_permission(term, "🛠️  bash: touch never-made", b"\x1b")
         term.expect(REJECTED_BASH)
         term.expect("⚙ ")
         term.expect("›")

@@ -166,8 +166,9 @@ def test_resuming_a_session_that_is_a_node_is_one_line(scripted_server, tmp_path
                               input="/quit\n", capture_output=True, text=True, timeout=60)
         path = tmp_path / ".mm" / "sessions" / f"{session_id}.json"
         assert proc.returncode == 2
-        assert proc.stdout.splitlines()[-1] == (f"mm: {path}: not a session file (it is a {kind}, not a regular file — mm "
-                                       "reads and writes regular files only)")
+        assert proc.stderr.splitlines()[-1] == (f"mm: {path}: not a session file (it is a {kind}, not a regular "
+                                                "file — mm reads and writes regular files only)")  # an error: stderr
+        assert "not a session file" not in proc.stdout
 
 
 ENV = {"PROMPT_TOOLKIT_NO_CPR": "1", "COLUMNS": "200", "LINES": "40"}
@@ -187,8 +188,9 @@ def test_line_mode_starts_among_nodes_and_ctrl_c_still_works(scripted_server, tm
     scripted_server.add_tool_calls([{"name": "read_file", "arguments": {"path": "to_fifo"}}])
     scripted_server.add_reply("refused, as it should")
     scripted_server.add_tool_calls([{"name": "bash", "arguments": {"command": marker}}])
+    # wide enough for the banner's warning on one line (the banner wraps between words at the width)
     proc, fd = spawn_on_terminal([sys.executable, "-m", "mm", "--base-url", scripted_server.base_url, "--model", "m"],
-                                 tmp_path, ENV, size=(40, 200))
+                                 tmp_path, ENV | {"COLUMNS": "400"}, size=(40, 400))
     term = Terminal(fd)
     try:
         term.expect("skills/pipe.md skipped: it is a named pipe")

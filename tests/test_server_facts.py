@@ -127,21 +127,21 @@ def test_oneshot_refuses_what_ollama_would_cut(scripted_server, tmp_path):
                                         "⚙ 0 command(s) · 📝 0 file op(s)"]
 
 
-def test_oneshot_cuts_a_long_prompt_to_ollamas_window(scripted_server, tmp_path):
-    from mm.engine.tokens import count_text, estimate
+def test_oneshot_refuses_a_prompt_longer_than_ollamas_window(scripted_server, tmp_path):
+    """A pasted prompt that only fits the window cut is refused with its own line, not cut (issue 10,
+    point 12; docs/engine.md §Context): ollama's window is known before the first request."""
+    from mm.engine.compaction import PROMPT_TOO_LARGE
 
     scripted_server.show = {"model_info": QWEN}
     scripted_server.ps = {"models": [{"name": "m", "model": "m", "context_length": 4096}]}  # loaded, 4096
-    scripted_server.add_reply("Read.")
     prompt = "Summarise this log:\n" + "\n".join(f"line {i}: the service answered 200 in {i} ms" for i in range(900))
     proc = run_mm(["-p", prompt, *server_args(scripted_server, "ollama")], tmp_path)
-    assert proc.returncode == 0, proc.stderr
+    assert proc.returncode == 1, proc.stderr
     err = proc.stderr.splitlines()
     assert err[0] == small_window_warning(4096)
-    assert err[1].startswith("✂️ cut 1 message(s) to fit the context window (")
-    (request,) = scripted_server.requests
-    sent = estimate(request["messages"]) + count_text(json.dumps(request["tools"], ensure_ascii=False))
-    assert sent <= 4096  # what ollama gets fits its window
+    assert err[1].startswith(PROMPT_TOO_LARGE.split("{tokens}")[0])
+    assert "(80% of the model's context window of 4096) — not sent, rather than cut" in err[1]
+    assert scripted_server.requests == []  # nothing sent, nothing cut
     assert scripted_server.loads == []  # loaded already: not loaded again
 
 

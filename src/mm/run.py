@@ -16,6 +16,7 @@ from mm.tools.base import Settings
 EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_CLOSED_OUTPUT = 0, 1, 130, 141
 FIRST_REQUEST_HEAD_START = 0.1  # seconds the server probe waits in one-shot mode
 PROBE_GRACE = 5.0  # seconds a one-shot turn that ended first still gives the probe (its own request timeout)
+PROBE_FIRST_CHARS = 2048  # a longer prompt waits for the server's window: one too large is refused, not cut
 SESSION_NOT_SAVED = "[warning: the session could not be saved to {path}: {error}]"
 
 
@@ -185,6 +186,9 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
     try:
         conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
                                                       endpoint.provider), Path.cwd())
+        from mm.skills import catalogue_of, rewrite_skill_command
+
+        prompt = rewrite_skill_command(prompt, catalogue_of(conv.registry))  # `/review x` → `$review x` (docs/skills.md)
         ui = OneShotUI(config.previewLines, on_closed_output=conv.cancel)
         interrupted = asyncio.Event()
 
@@ -213,12 +217,14 @@ async def _probe_and_turn(conv: Conversation, config: AgentConfig, endpoint, pro
                           interrupted: asyncio.Event) -> Any:
     """The server probe and the turn: the probe goes beside the first request, except for a
     server that cuts silently (ollama), whose window the first request must already fit
-    (docs/model-servers.md §What the server says). Returns the TurnDone, or None when interrupted first."""
+    (docs/model-servers.md §What the server says), and for a prompt longer than
+    PROBE_FIRST_CHARS, which is refused when it does not fit the window (docs/engine.md §Context).
+    Returns the TurnDone, or None when interrupted first."""
     from mm.llm.servers import cuts_silently
     from mm.tools.waiting import Cancelled, unless_cancelled
 
     probe = None
-    if cuts_silently(endpoint.provider):
+    if cuts_silently(endpoint.provider) or len(prompt) > PROBE_FIRST_CHARS:
         try:
             await unless_cancelled(_learn_server(conv, config, endpoint, 0), interrupted)
         except Cancelled:

@@ -17,6 +17,8 @@ COMPACT_LOG = "[acp] session {id}: /compact — {line}"
 ATTACHED_LOG = "[acp] session {id}: attached {path}"
 IGNORED_LOG = "[acp] session {id}: a block of type {kind} in the prompt is ignored (mm takes text and resource links)"
 EMPTY_LOG = "[acp] session {id}: an empty prompt: nothing to do"
+NOT_UNDERSTOOD = ("[mm did not read this prompt: it holds only {kinds} content, and mm takes text and files "
+                  "(@ attachments) — write the request as text]")
 TURN_LOG = "[acp] turn done: {commands} command(s) · {file_ops} file op(s) · {skills} skill(s)"
 STOP_REASONS = ("end_turn", "cancelled", "max_turn_requests")  # the engine's that are ACP stop reasons
 
@@ -72,6 +74,10 @@ class Session:
                     return await self._compact(ui)
                 if not flat.text.strip():  # nothing asked: the model is not called for an empty message
                     self.server.log(EMPTY_LOG.format(id=self.id))
+                    if flat.ignored:  # an image alone, say: the user is told, in the conversation
+                        kinds = " and ".join(dict.fromkeys(flat.ignored))
+                        ui.outbox.put(text_chunk("agent_message_chunk", NOT_UNDERSTOOD.format(kinds=kinds)))
+                        await ui.outbox.flush()
                     return self._response("end_turn")
                 return await self._turn(flat.text, ui)
         finally:

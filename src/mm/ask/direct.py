@@ -59,6 +59,8 @@ async def _ask(config: AgentConfig, tool: Any, agent: str, prompt: str) -> int:
     class AskUI(OneShotUI):
         """One-shot display, the asked agent's answer as the answer (its thoughts left out)."""
 
+        mode = "mm --ask"
+
         def emit(self, event: Any) -> None:
             if isinstance(event, RelayedText):
                 if not event.thought:

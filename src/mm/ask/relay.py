@@ -10,7 +10,7 @@ from mm.engine.events import RelayedText, ToolCallDone, ToolCallRunning, ToolCal
 from mm.tools.base import FileChange, ToolResult
 
 ASKS = "{agent} asks: "  # before each relayed question
-ASKING = "{agent} asks"  # the name of a relayed permission: `🔐 <agent> asks: <its title>`
+ASKING = "{agent} asks"  # the name of a relayed permission: `🔐 <agent> asks: allow? …`
 TITLE = "{agent} · {title}"
 CANNOT_ASK = "nobody can answer a question here"
 KIND_FOR = {"allow_once": ("allow_once", "allow_always"), "allow_always": ("allow_always", "allow_once"),

@@ -159,11 +159,31 @@ def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, int]]:
         _index_lines(node, (), lines)
     except RecursionError:
         raise ConfigError(f"{label}: invalid YAML: an alias refers to itself, or the nesting is too deep") from None
+    except _Duplicate as dup:
+        raise ConfigError(DUPLICATE_KEY.format(file=label, line=dup.line, key=key_text(dup.path),
+                                               first=dup.first)) from None
     return data, lines
 
 
+DUPLICATE_KEY = "{file}:{line}: {key}: this key is given twice (first on line {first}) — keep one of them"
+
+
+class _Duplicate(Exception):
+    """A key given twice in one mapping: its `path`, its `line` and the `first` one's (1-based)."""
+
+    def __init__(self, path: tuple, line: int, first: int):
+        super().__init__(path)
+        self.path, self.line, self.first = path, line, first
+
+
+def key_text(loc: tuple) -> str:
+    """A key's place as the errors write it: `sessions.enabled`, `tools[1].name`."""
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
+
+
 def _index_lines(node: Any, prefix: tuple, out: dict[tuple, int], seen: set[int] | None = None) -> None:
-    """Record the 1-based line of every key and list item below `node`.
+    """Record the 1-based line of every key and list item below `node`; raise _Duplicate for a
+    key given twice in one mapping (YAML would keep the last silently: docs/configuration.md §Errors).
 
     A node reached again through an alias is not walked twice, so nested aliases (the
     "billion laughs") cost nothing here.
@@ -175,9 +195,16 @@ def _index_lines(node: Any, prefix: tuple, out: dict[tuple, int], seen: set[int]
         return
     seen.add(id(node))
     if isinstance(node, yaml.MappingNode):
+        keys: dict[tuple, int] = {}
         for key_node, value_node in node.value:
             path = prefix + (key_node.value,)
-            out[path] = key_node.start_mark.line + 1
+            line = key_node.start_mark.line + 1
+            if isinstance(key_node, yaml.ScalarNode):
+                name = (key_node.tag, key_node.value)
+                if name in keys:
+                    raise _Duplicate(path, line, keys[name])
+                keys[name] = line
+            out[path] = line
             _index_lines(value_node, path, out, seen)
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
@@ -221,7 +248,7 @@ def _only_names(data: dict[str, Any]) -> bool:
 
 def _describe(error: dict, lines: dict[tuple, int], path: Path | None, sources: dict[str, str]) -> str:
     loc = tuple(error["loc"])
-    key = "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc).lstrip(".") or "(top level)"
+    key = key_text(loc)
     line = None
     for n in range(len(loc), 0, -1):
         if loc[:n] in lines:

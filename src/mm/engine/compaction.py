@@ -55,6 +55,12 @@ PROMPTS_HEADER = "[The user's requests in the compacted part, word for word, old
 PROMPTS_LEFT_OUT = "[{n} longer request(s) left out: only the notes above keep them]"
 PROMPTS_KEY = "prompts"  # the summary message's list of the requests it keeps verbatim
 SUMMARY_REQUEST = "Write the notes (at most about {budget} tokens) for this conversation:\n\n{transcript}"
+PROMPT_TOO_LARGE = (
+    "[error: the prompt is about {tokens} tokens: with the system prompt and the tool definitions the request "
+    "would hold {needed}, more than the {limit} tokens mm lets a request fill ({percent}% of the model's context "
+    "window of {window}) — not sent, rather than cut; send a shorter prompt, or save the text to a file and ask "
+    "about the file, or give the model a larger context window (docs/models.md)]"
+)
 TOOL_RESULT_CHARS = 2000  # a tool result longer than this is cut (head and tail) in the transcript
 MIN_CUT_TOKENS = 256  # a message cut to fit the window keeps at least this many tokens
 
@@ -172,6 +178,31 @@ def over_threshold(conversation: Compactable) -> bool:
     if conversation.meter.surely_under(conversation.history, limit, extra_bytes):
         return False
     return conversation.used_tokens() > limit
+
+
+def prompt_too_large(conversation: Compactable, message: dict) -> str | None:
+    """PROMPT_TOO_LARGE when the prompt `message`, with the system prompt and the tool schemas
+    alone, exceeds `context.threshold` of the known context window and holds more than
+    MIN_CUT_TOKENS: compaction could only make it fit by cutting the prompt itself (cut_largest),
+    so it is refused instead (docs/engine.md §Context). None when it fits, when the window is
+    unknown, or when the prompt is too short to be cut (the window is too small for mm itself:
+    the server's error, or WINDOW_EXCEEDED for a server that cuts silently, says so)."""
+    window = conversation.context_window
+    if not window:
+        return None
+    limit = int(conversation.context.threshold * window)
+    head = conversation.history[:1] + [message]  # the system prompt, then the prompt
+    schemas = conversation.tools_text()
+    if tokens.upper_bound(head) + len(schemas.encode("utf-8", "replace")) <= limit:
+        return None  # surely fits: no tokenizer
+    size = tokens.count_text(message.get("content") or "")
+    if size <= MIN_CUT_TOKENS:
+        return None
+    needed = tokens.estimate(head) + tokens.count_text(schemas)
+    if needed <= limit:
+        return None
+    return PROMPT_TOO_LARGE.format(tokens=size, needed=needed, limit=limit,
+                                   percent=round(100 * conversation.context.threshold), window=window)
 
 
 async def _summarise(conversation: Compactable, messages: list[dict]) -> str:

@@ -99,7 +99,8 @@ class Conversation:
         (docs/engine.md §Context). Returns the TurnDone event (also emitted to `ui`). Never raises
         for model or tool failures: they end the turn with stop_reason "error" and the one-line
         `error` text. A turn that ends before any answer (cancelled, failed) leaves the history as
-        it found it.
+        it found it; a prompt that would have to be cut to fit the context window ends it at once
+        (mm.engine.compaction.prompt_too_large), the model not called.
         """
         self._cancel = asyncio.Event()
         if "$" in prompt:  # a skill named `$name`: the model is told to read it (docs/skills.md)
@@ -107,6 +108,11 @@ class Conversation:
 
             prompt = resolve_skill_notation(prompt, catalogue_of(self.registry))
         message = {"role": "user", "content": fix_surrogates(prompt)}
+        too_large = self._too_large(message)
+        if too_large:  # it could only be cut to fit: refused, the history untouched
+            done = TurnDone("error", Recap(), error=too_large)
+            ui.emit(done)
+            return done
         asked = dict(message, pinned=True) if pinned else message
         self.history.append(asked)
         recap = Recap()
@@ -176,6 +182,14 @@ class Conversation:
                     self._answer_skipped(message, call.id, CANCELLED)
                     return TurnDone("cancelled", recap)
         return TurnDone("max_turn_requests", recap, error=MAX_TURNS_REACHED.format(n=self.max_turns))
+
+    def _too_large(self, message: dict) -> str | None:
+        """compaction.PROMPT_TOO_LARGE when `message` cannot be sent whole, else None."""
+        if not self.context_window:  # unknown window: nothing to measure against (and no import)
+            return None
+        from mm.engine import compaction
+
+        return compaction.prompt_too_large(self, message)
 
     def _edit_in_text(self, text: str) -> str | None:
         """What edit the answer `text` holds instead of a tool call (mm.engine.textedit), None

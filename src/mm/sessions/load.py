@@ -207,9 +207,10 @@ def first_question(messages: list) -> str:
 
 
 def list_sessions(directory: Path) -> list[SessionInfo]:
-    """The readable sessions of `directory`, newest first (by `updated`, then by the file's
+    """The well-formed sessions of `directory`, newest first (by `updated`, then by the file's
     modification time — `updated` counts whole seconds, and `/new` writes two files in the same
-    second — then id); unreadable files are skipped."""
+    second — then id). Skipped: files that cannot be read, and those load_session refuses (not a
+    JSON object, no list of messages), so that every session listed can be resumed."""
     found = []
     for path in session_paths(directory):
         try:
@@ -217,7 +218,9 @@ def list_sessions(directory: Path) -> list[SessionInfo]:
             written = path.stat().st_mtime_ns
         except (SessionError, OSError):
             continue
-        messages = _list(data.get("messages"))
+        if not isinstance(data.get("messages"), list):  # another program's JSON: not a session
+            continue
+        messages = data["messages"]
         said = sum(1 for m in messages if isinstance(m, dict) and m.get("role") != "system")
         info = SessionInfo(_str(data.get("id")) or path.stem, _str(data.get("updated")),
                            first_question(messages), path, said)

@@ -185,8 +185,12 @@ def format_outcome(outcome: ProcessOutcome, *, timeout: float, max_output: int) 
 
     The text is the output cut to `max_output` characters (middle cut, see docs/tools-bash.md),
     then the ending line when there is one: timeout, cancellation, or non-zero exit
-    (mm-tools.md §bash). An empty successful output is "" (front ends show `(no output)`).
+    (mm-tools.md §bash). An empty successful output is "" (front ends show `(no output)`); an
+    output that is not text is one notice with its size (mm.tools.binary).
     """
+    from mm.tools.binary import text_or_notice
+
+    outcome = text_or_notice(outcome)
     if outcome.timed_out:
         ending = TIMEOUT_LINE.format(timeout=format_seconds(timeout))
     elif outcome.cancelled:

@@ -13,15 +13,20 @@ from mm.llm.types import fix_surrogates
 from mm.ui.render import call_header, preview, shown_output, visible
 
 EMPTY_ANSWER = "mm: the model's answer was empty"
+NOBODY_TO_ASK = ("mm: with `yolo: false` a call that needs permission is refused in {mode}, where nobody can be asked "
+                 "— set `yolo: true` in the agent file (or MM_YOLO=true for one run) to let such calls run")
 
 
 class OneShotUI:
     """Renders events for `-p`: text to `out`, tool calls, previews and the recap to `err`.
 
     Nobody can be asked in this mode, so every permission request is rejected
-    (mm-tools.md, Permissions note). When the reader of `out` goes away (`mm -p … | head`),
-    `on_closed_output` is called once (the turn is cancelled) and `closed_output` is set.
+    (mm-tools.md, Permissions note), and the first rejection says so on `err` (NOBODY_TO_ASK,
+    naming `mode`). When the reader of `out` goes away (`mm -p … | head`), `on_closed_output` is
+    called once (the turn is cancelled) and `closed_output` is set.
     """
+
+    mode = "-p"
 
     def __init__(self, preview_lines: int, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
                  on_closed_output: Callable[[], None] | None = None):
@@ -35,6 +40,7 @@ class OneShotUI:
         self._answered = False
         self._started: set[str] = set()
         self._last_shown = ""
+        self._refused = False  # NOBODY_TO_ASK was said
 
     def emit(self, event: Event) -> None:
         """Render one engine event."""
@@ -104,7 +110,11 @@ class OneShotUI:
             self._write_answer("\n")
 
     async def request_permission(self, name: str, arguments: dict[str, Any], preview: str) -> PermissionAnswer:
-        """Nobody can be asked in one-shot mode: always `reject_once`."""
+        """Nobody can be asked in one-shot mode: always `reject_once`, said once (NOBODY_TO_ASK)."""
+        if not self._refused:
+            self._refused = True
+            self._end_text()
+            self._note(NOBODY_TO_ASK.format(mode=self.mode))
         return "reject_once"
 
 

@@ -20,7 +20,7 @@ from mm import __version__
 from mm.config.schema import AgentConfig
 from mm.engine.events import Event, PermissionAnswer
 from mm.ui.line.commands import (HELP, NO_MEMORY, NO_SESSIONS, QUITS, STATUS, UNKNOWN_COMMAND, WORKING, command_of,
-                                 question_command, run_waiting, shadowing_names)
+                                 is_a_prompt, question_command, run_waiting, shadowing_names)
 from mm.ui.line.interrupts import Interrupts, Leave
 from mm.ui.line.keys import ask_line, newline_keys
 from mm.ui.line.view import LineView
@@ -108,6 +108,18 @@ def prompt_session(history_file: Path | None, input: Any = None, output: Any = N
     return PromptSession(history=history, key_bindings=newline_keys(), input=input, output=output)
 
 
+def answer_session(session: Any) -> Any:
+    """The session the answers to a `🔐` prompt or an ask_user question are read with: a
+    PromptSession on the same terminal as `session` with a history of its own, in memory, so that
+    no answer joins the prompt history (docs/line-mode.md §Prompt history); `session` itself when
+    it keeps no history (PlainSession)."""
+    from prompt_toolkit import PromptSession
+
+    if not isinstance(session, PromptSession):
+        return session
+    return PromptSession(key_bindings=session.key_bindings, input=session.input, output=session.output)
+
+
 async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any = None,
                sessions: Any = None) -> int:
     """Read prompts until /quit or end of input, running one turn per prompt; returns 0, or
@@ -115,7 +127,7 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any
 
     Any exception on its way out stops the live region first (the cursor shown again)."""
     def hang_up() -> None:  # the terminal is gone: writing to it would only fail
-        view.console.quiet = True
+        view.console.quiet = view.errors.quiet = True
 
     try:
         with Interrupts(getattr(session, "input", None), hang_up) as interrupts:
@@ -136,26 +148,28 @@ async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memor
     """The REPL's loop (see repl); returns when the user leaves, raises Leave on a signal at the prompt."""
     from mm.skills import catalogue_of, rewrite_skill_command, shadowed_line, shadowed_skills
 
-    view.say(banner, style="bold")
-    view.say(HELP, style="dim")
+    view.say(banner, style="bold", wrap=True)
+    view.say(HELP, style="dim", wrap=True)
     for skill in shadowed_skills(catalogue_of(conv.registry), shadowing_names(catalogue_of(conv.registry))):
-        view.say(shadowed_line(skill), style="dim")
+        view.say(shadowed_line(skill), style="dim", wrap=True)
 
     async def at_a_question(line: str) -> str | None:
         return await question_command(conv, line, memory, sessions)
 
+    answers = answer_session(session)
+
     def make_ui(stop: Any) -> LineUI:
-        return LineUI(view, session, stop, at_a_question, interrupts)
+        return LineUI(view, answers, stop, at_a_question, interrupts)
 
     ui = make_ui(conv.cancel)
     while interrupts.left_by is None:
         try:
-            text = await interrupts.idle(session.prompt_async(PROMPT))
+            typed = await interrupts.idle(session.prompt_async(PROMPT))
         except KeyboardInterrupt:
             continue
         except EOFError:
             return
-        text = text.strip()
+        text = typed.strip()
         if not text:
             continue
         command = command_of(text)
@@ -171,7 +185,7 @@ async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memor
             continue
         catalogue = catalogue_of(conv.registry)
         text = rewrite_skill_command(text, catalogue, shadowing_names(catalogue))  # `/greetings x` → `$greetings x`
-        if text.startswith("/"):  # neither a command nor a skill
+        if text.startswith("/") and not is_a_prompt(typed):  # neither a command, a skill nor a path
             view.say(UNKNOWN_COMMAND.format(command=text.split()[0], help=HELP))
             continue
         try:
@@ -276,21 +290,27 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
     2 when `--resume` names nothing to go on with; 128 + the signal's number after SIGTERM or
     SIGHUP). `CONNECTING` is shown while the model server is found (it can take seconds); a
     Ctrl-C then raises KeyboardInterrupt, which `mm` reports as `mm: interrupted` (mm.cli)."""
-    from rich.console import Console
-
     from mm.llm.resolve import ResolveError, resolve_endpoint, server_facts
     from mm.run import apply_facts, build_conversation, make_client
 
-    console = console or Console(highlight=False)
+    if console is None:  # stdout (through Unpadded when it is no terminal); error lines to stderr
+        from rich.console import Console
+
+        from mm.ui.line.unpadded import line_console
+
+        console, errors = line_console(highlight=False), Console(stderr=True, highlight=False)
+    else:
+        errors = console
+    view = LineView(console, config.previewLines, errors)
     resumed = session_to_resume(config, cwd, resume) if resume is not None else None
     if isinstance(resumed, str):
-        console.print(f"mm: {resumed}", style="red", markup=False, highlight=False, soft_wrap=True)
+        view.error(f"mm: {resumed}")
         return 2
-    console.print(CONNECTING, style="dim", markup=False, highlight=False, soft_wrap=True)
+    view.say(CONNECTING, style="dim")
     try:
         endpoint = await resolve_endpoint(config)
     except ResolveError as err:
-        console.print(f"mm: {err}", style="red", markup=False, highlight=False, soft_wrap=True)
+        view.error(f"mm: {err}")
         return 1
     try:
         from mm.sessions.load import SessionError
@@ -299,11 +319,10 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
             conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
                                                           endpoint.provider), cwd, resume=resumed)
         except SessionError as err:
-            console.print(f"mm: {err}", style="red", markup=False, highlight=False, soft_wrap=True)
+            view.error(f"mm: {err}")
             return 2
         facts = await server_facts(config, endpoint, load_timeout=config.watchdogTimeout)
         apply_facts(conv, facts)
-        view = LineView(console, config.previewLines)
         from mm.ui.line.plain import PlainSession, stdin_is_a_terminal
 
         if input is None and not stdin_is_a_terminal():  # `mm < prompts.txt`: one prompt per line

@@ -8,11 +8,12 @@ words before a skill's `/name` is rewritten, so a skill never takes one over (mm
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Any, Iterable
 
 HELP = ("/new · /compact · /usage · /memory <words> · /sessions · /ask <agent> <prompt> · /quit · "
         "Esc Enter for a new line · Esc or Ctrl-C cancels the turn")
-UNKNOWN_COMMAND = "unknown command {command} — {help}"
+UNKNOWN_COMMAND = "unknown command {command} (to send it to the model, start the line with a space) — {help}"
 NO_SESSIONS = "sessions are off: set `sessions: {enabled: true}` in the agent file to keep conversations"
 NO_MEMORY = "/memory is off: set `sessions: {searchMemory: true}` in the agent file to search past conversations"
 NO_WORDS = "{command} takes nothing after it: type {command} alone"
@@ -37,6 +38,23 @@ def command_of(text: str) -> str | None:
         return None
     word = words[0].lower()
     return word if word[1:] in LINE_COMMANDS else None
+
+
+def is_a_prompt(typed: str) -> bool:
+    """Whether a line whose first word starts with `/` but is neither a command nor a skill's
+    `/name` goes to the model as typed (docs/line-mode.md §Slash commands): when `typed` (the line
+    as typed, untrimmed) starts with white space, or its first word is a path — it holds another
+    `/` (`/etc/hosts`, `/tmp/x.log:`), or names an existing file or folder (`/etc`, `/tmp:`).
+    Otherwise it is an unknown command (UNKNOWN_COMMAND)."""
+    if typed[:1].isspace():
+        return True
+    word = typed.split(None, 1)[0] if typed.strip() else ""
+    if "/" in word[1:]:
+        return True
+    try:
+        return os.path.exists(word.rstrip(".,;:!?"))
+    except (OSError, ValueError):  # a NUL byte, a name too long
+        return False
 
 
 def words_after(text: str) -> str:

@@ -39,10 +39,12 @@ def safe(text: str) -> str:
 
 
 class LineView:
-    """Renders one conversation's events on a rich Console (`console`)."""
+    """Renders one conversation's events on a rich Console (`console`); error lines go to
+    `errors` (stderr's Console; default `console`)."""
 
-    def __init__(self, console: Any, preview_lines: int):
+    def __init__(self, console: Any, preview_lines: int, errors: Any = None):
         self.console = console
+        self.errors = errors or console
         self.preview_lines = preview_lines
         self._live: Any = None
         self._spinner: Any = None
@@ -103,18 +105,24 @@ class LineView:
 
     def _end_of_turn(self, event: TurnDone) -> None:
         if event.error and event.error not in self._last_shown:  # a stop already shown is not repeated
-            self.say(event.error if event.error.startswith("[") else f"mm: {event.error}", style="red")
+            self.error(event.error if event.error.startswith("[") else f"mm: {event.error}")
         elif event.stop_reason == "cancelled":
             self.say(TURN_CANCELLED, style="dim")
         elif event.stop_reason == "end_turn" and not self._answered:
             self.say(EMPTY_ANSWER, style="dim")
         self.say(recap_line(event.recap), style="dim")
 
-    def say(self, line: Any, style: str | None = None) -> None:
-        """Print one plain line (no markup, no wrapping), made safe (`safe`) when it is text;
-        a rich renderable (the `🔐` question) is printed as it is."""
+    def say(self, line: Any, style: str | None = None, wrap: bool = False) -> None:
+        """Print one plain line (no markup), made safe (`safe`) when it is text; a rich
+        renderable (the planned change before a `🔐` question) is printed as it is. Not wrapped, unless `wrap` and the
+        console is a terminal: then between words (the banner)."""
         shown = safe(line) if isinstance(line, str) else line
-        self.console.print(shown, style=style, markup=False, highlight=False, soft_wrap=True)
+        soft = not (wrap and self.console.is_terminal)
+        self.console.print(shown, style=style, markup=False, highlight=False, soft_wrap=soft)
+
+    def error(self, line: str) -> None:
+        """Print an error line, in red, on the `errors` console (docs/line-mode.md §Errors)."""
+        self.errors.print(safe(line), style="red", markup=False, highlight=False, soft_wrap=True)
 
     def close(self) -> None:
         """End the live region, leaving its last rendering on screen. When the console fails
