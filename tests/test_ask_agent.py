@@ -683,12 +683,14 @@ async def test_waiting_for_the_user_is_not_silence(tmp_path, servers):
 
 
 @pytest.mark.parametrize("command,says", [
-    (["sh", "-c", "echo not-json; sleep 59.17"], "it is not an ACP agent: its output is not JSON-RPC ('not-json' …)"),
+    (["sh", "-c", "echo not-json; sleep {sleep}"], "it is not an ACP agent: its output is not JSON-RPC ('not-json' …)"),
     (["yes"], "it is not an ACP agent: its output is not JSON-RPC ('y' …)"),
     (["cat"], "it is not an ACP agent: it sent mm's own initialize request back"),
 ], ids=["text-then-silence", "flood", "echo"])
 def test_a_program_that_is_not_an_acp_agent_is_given_up_with_one_line(tmp_path, servers, command, says):
+    sleep = f"59.{os.getpid()}{abs(hash(tmp_path)) % 1000}"  # unique: other runs on the machine may sleep too
+    command = [part.replace("{sleep}", sleep) for part in command]
     agent_file(tmp_path / "parent.yaml", servers(), mmConfigs={"x": {"command": command}})
     proc = run_mm(["--ask", "x", "hello", "-c", "parent.yaml"], tmp_path)
     assert proc.returncode == 1 and proc.stderr.strip() == f"[ask_agent: x failed: {says}]"
-    assert_no_process("sleep 59.17")
+    assert_no_process(f"sleep {sleep}")
