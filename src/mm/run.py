@@ -132,10 +132,11 @@ def make_client(config: AgentConfig, base_url: str, model: str, provider: str):
                       options=options)
 
 
-def run_oneshot(config: AgentConfig, prompt: str) -> int:
-    """Run one turn for `prompt` in the working directory; returns the exit status (0, 1 or 130)."""
+def run_oneshot(config: AgentConfig, prompt: str, cwd: Path | None = None) -> int:
+    """Run one turn for `prompt` in `cwd` (default: the working directory); returns the exit
+    status (0, 1 or 130)."""
     try:
-        return asyncio.run(_oneshot(config, prompt))
+        return asyncio.run(_oneshot(config, prompt, cwd or Path.cwd()))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
 
@@ -148,7 +149,7 @@ async def _learn_context_window(conv: Conversation, config: AgentConfig, endpoin
     conv.context_window = await context_window(config, endpoint)
 
 
-async def _oneshot(config: AgentConfig, prompt: str) -> int:
+async def _oneshot(config: AgentConfig, prompt: str, cwd: Path) -> int:
     from mm.llm.resolve import ResolveError, resolve_endpoint
     from mm.ui.oneshot import OneShotUI
 
@@ -159,7 +160,7 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
         return EXIT_FAILED
     try:
         conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
-                                                      endpoint.provider), Path.cwd())
+                                                      endpoint.provider), cwd)
         ui = OneShotUI(config.previewLines, on_closed_output=conv.cancel)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # a closed terminal too
