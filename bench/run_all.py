@@ -11,8 +11,8 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
-for name in ("startup", "acp_startup", "turn_overhead", "edit_file", "fit/edits", "fit/args", "webmd", "line_render",
-             "line_rss", "stream"):  # memory_search, session_kill: minutes
+for name in ("startup", "acp_startup", "turn_overhead", "command_overhead", "edit_file", "fit/edits", "fit/args",
+             "webmd", "line_render", "line_rss", "stream"):  # memory_search, session_kill, kill_trials: minutes
     print(f"== {name}", flush=True)
     subprocess.run([sys.executable, str(HERE / f"{name}.py")], check=False)
     print(flush=True)

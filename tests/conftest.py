@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
+from harness import kill_marked
 from scripted_server import ScriptedServer
 
 
@@ -21,3 +24,12 @@ def web():
 
     with WebServer() as srv:
         yield srv
+
+
+@pytest.fixture
+def mark():
+    """A mark unique to the test, put in the commands' environment (and, for the job that clears
+    its environment, in its command line); what carries it is killed after the test."""
+    value = f"mmtest-{uuid.uuid4().hex[:12]}"
+    yield value
+    kill_marked(value)

@@ -129,3 +129,49 @@ def read_until(fd: int, needle: bytes, timeout: float = 30) -> bytes:
     if needle not in seen:
         raise RuntimeError(f"{needle!r} never came: {seen[-500:]!r}")
     return seen
+
+
+def pids_marked(mark: str) -> list[int]:
+    """Pids of live processes (zombies left out) carrying `mark` in their command line or as the
+    value of a variable of their environment (`NAME=<mark>`), this one excluded. Finds the jobs a
+    command left however they detached, by a mark the test put in the command."""
+    needle, value = mark.encode(), b"=" + mark.encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue
+            with open(f"/proc/{name}/cmdline", "rb") as f:
+                cmdline = f.read()
+            with open(f"/proc/{name}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+        except (OSError, IndexError):
+            continue
+        if needle in cmdline or any(entry.endswith(value) for entry in environ):
+            found.append(int(name))
+    return found
+
+
+def kill_marked(mark: str) -> None:
+    """SIGKILL every process `pids_marked(mark)` finds, by pid (a test's clean-up)."""
+    import signal
+
+    for pid in pids_marked(mark):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+def marked_left(mark: str, timeout: float = 10.0) -> list[int]:
+    """The processes still carrying `mark` once they had up to `timeout` seconds to go (returns
+    as soon as none is left: the timeout is for a hang only)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while (left := pids_marked(mark)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return left

@@ -15,6 +15,9 @@ USAGE = ("mm [-p PROMPT | -acp | --ask AGENT PROMPT] [--resume [ID]] [-c FILE] [
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130  # the turn's own statuses (1, 130, 141) are mm.run's
 INTERRUPTED = "mm: interrupted"  # Ctrl-C while line mode starts (finding the model server)
 RESUME_WITH_PROMPT = "mm: --resume is for line mode: -p runs one turn in a new conversation"
+NO_WORKING_DIRECTORY = ("mm: the working directory no longer exists (it was deleted or moved): "
+                        "cd to an existing folder and start mm again")
+UNREADABLE_WORKING_DIRECTORY = "mm: the working directory cannot be read ({reason}): cd to another folder"
 
 
 def _parser():
@@ -53,11 +56,19 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     from pathlib import Path
 
+    try:
+        cwd = Path.cwd()
+    except FileNotFoundError:
+        print(NO_WORKING_DIRECTORY, file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as err:  # a folder above it is not readable
+        print(UNREADABLE_WORKING_DIRECTORY.format(reason=(err.strerror or str(err)).lower()), file=sys.stderr)
+        return EXIT_USAGE
     from mm.config.load import ConfigError, load_config
 
     try:
-        loaded = load_config(args.config, Path.cwd(), {"model": args.model, "baseUrl": args.base_url,
-                                                        "provider": args.provider})
+        loaded = load_config(args.config, cwd, {"model": args.model, "baseUrl": args.base_url,
+                                                "provider": args.provider})
     except ConfigError as err:
         print(f"mm: {err}", file=sys.stderr)
         return EXIT_USAGE
@@ -85,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
 
         history = Path.home() / ".local" / "state" / "mm" / "history"
         try:
-            return asyncio.run(run_line_mode(loaded.config, Path.cwd(), history_file=history, resume=args.resume))
+            return asyncio.run(run_line_mode(loaded.config, cwd, history_file=history, resume=args.resume))
         except KeyboardInterrupt:  # a turn's Ctrl-C cancels the turn: this one came outside any turn
             print(INTERRUPTED, file=sys.stderr)
             return EXIT_INTERRUPTED
@@ -94,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     from mm.run import run_oneshot
 
-    return run_oneshot(loaded.config, args.prompt)
+    return run_oneshot(loaded.config, args.prompt, cwd)
 
 
 if __name__ == "__main__":

@@ -144,10 +144,11 @@ def make_client(config: AgentConfig, base_url: str, model: str, provider: str):
                       options=options)
 
 
-def run_oneshot(config: AgentConfig, prompt: str) -> int:
-    """Run one turn for `prompt` in the working directory; returns the exit status (0, 1 or 130)."""
+def run_oneshot(config: AgentConfig, prompt: str, cwd: Path | None = None) -> int:
+    """Run one turn for `prompt` in `cwd` (default: the working directory); returns the exit
+    status (0, 1 or 130)."""
     try:
-        return asyncio.run(_oneshot(config, prompt))
+        return asyncio.run(_oneshot(config, prompt, cwd or Path.cwd()))
     except KeyboardInterrupt:
         return EXIT_INTERRUPTED
 
@@ -172,7 +173,7 @@ async def _learn_server(conv: Conversation, config: AgentConfig, endpoint, head_
         print(fix_surrogates(line), file=sys.stderr, flush=True)
 
 
-async def _oneshot(config: AgentConfig, prompt: str) -> int:
+async def _oneshot(config: AgentConfig, prompt: str, cwd: Path) -> int:
     from mm.llm.resolve import ResolveError, model_line, resolve_endpoint
     from mm.ui.oneshot import OneShotUI
 
@@ -185,7 +186,7 @@ async def _oneshot(config: AgentConfig, prompt: str) -> int:
         print(model_line(endpoint), file=sys.stderr, flush=True)
     try:
         conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
-                                                      endpoint.provider), Path.cwd())
+                                                      endpoint.provider), cwd)
         from mm.skills import catalogue_of, rewrite_skill_command
 
         prompt = rewrite_skill_command(prompt, catalogue_of(conv.registry))  # `/review x` → `$review x` (docs/skills.md)

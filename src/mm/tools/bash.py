@@ -17,6 +17,7 @@ DESCRIPTION = (
 COMMAND_DESCRIPTION = "The shell command to run."  # mm-tools.md §bash, field table
 NO_COMMAND = "[bash: no command — call bash again with the command to run]"
 CANNOT_START = "[error: {program} cannot be started: {reason}]"
+NO_WORKING_DIRECTORY = "the working directory {cwd} does not exist"
 
 
 def start_failure_reason(program: str, err: OSError) -> str:
@@ -25,8 +26,12 @@ def start_failure_reason(program: str, err: OSError) -> str:
     `err` is the OSError raised by the spawn. Used by bash and declared tools
     (mm-tools.md §Declared tools, Program not found).
     """
+    from mm.tools.supervised import WorkingDirectoryGone  # loaded already: it raised `err`
+
     if not program:
         return "the program name is empty"
+    if isinstance(err, WorkingDirectoryGone):
+        return NO_WORKING_DIRECTORY.format(cwd=err.filename)
     if isinstance(err, FileNotFoundError) and "/" not in program:
         return "executable file not found in $PATH"
     return (err.strerror or str(err)).lower()

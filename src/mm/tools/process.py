@@ -1,4 +1,4 @@
-"""Running one command for a tool: output into a temporary file, timeout, cancellation, group kill.
+"""Running one command for a tool: output into a temporary file, timeout, cancellation, kill.
 
 Shared by the `bash` tool and declared tools (mm-tools.md §bash, §Declared tools: "Cancellation,
 output, non-zero exit: as bash").
@@ -23,6 +23,13 @@ EXIT_STATUS_LINE = "[exit code: exit status {code}]"
 EXIT_SIGNAL_LINE = "[exit code: signal: {name}]"
 OUTPUT_CAP_BYTES = 256 * 1024 * 1024  # beyond this the command is stopped: only 2 MiB are ever read back
 OUTPUT_CAP_LINE = "[error: the command wrote more than 256 MiB of output — stopped]"
+LOST_LINE = "[error: mm's command supervisor stopped while the command ran: how it ended is unknown]"
+# Editors and pagers cannot take over, colours and terminal features are off (docs/tools-bash.md
+# §Non-interactive; what Claude Code and Codex set for their commands).
+NON_INTERACTIVE = {
+    "GIT_EDITOR": "true", "GIT_SEQUENCE_EDITOR": "true", "EDITOR": "true", "VISUAL": "true",
+    "PAGER": "cat", "GIT_PAGER": "cat", "TERM": "dumb", "NO_COLOR": "1", "GIT_TERMINAL_PROMPT": "0",
+}  # fmt: skip
 OUTPUT_CUT_MARKER = "[... {omitted} characters omitted: the output is longer than maxOutput ({limit}) ...]"
 
 
@@ -39,6 +46,7 @@ class ProcessOutcome:
     timed_out: bool = False
     cancelled: bool = False
     flooded: bool = False  # stopped for writing more than OUTPUT_CAP_BYTES
+    lost: bool = False  # the supervisor ended while the command ran: how it ended is unknown
     size: int = 0  # bytes the command wrote in all (more than `output` holds when it was too large)
 
 
@@ -59,12 +67,6 @@ def signal_name(signum: int) -> str:
     except ValueError:
         text = None
     return (text or f"signal {signum}").lower()
-
-
-def _kill_group(pid: int) -> None:
-    """Send SIGKILL to the process group led by `pid` (start_new_session made it a leader)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
 
 
 def _read_back(f: BinaryIO) -> str:
@@ -97,51 +99,75 @@ async def run_process(
 ) -> ProcessOutcome:
     """Run `argv` (no shell) until it exits, `timeout` seconds pass, or `cancelled` is set.
 
-    The process gets stdin from /dev/null, its own process group (start_new_session), and
-    stdout+stderr merged into an unnamed temporary file — not a pipe — so a background job
-    left holding the output does not keep the call waiting (mm-tools.md §bash, Background jobs).
-    On timeout or cancellation the whole group is killed; when the awaiting task is itself
-    cancelled, the group is killed and CancelledError propagates. Nothing starts when
-    `cancelled` is already set.
+    The command is started by mm's command supervisor (mm.tools.supervised): stdin from
+    /dev/null, a session of its own, the environment of `command_environment()`, and
+    stdout+stderr merged into an unnamed temporary file in append mode — not a pipe — so a
+    background job left holding the output does not keep the call waiting (mm-tools.md §bash,
+    Background jobs). On timeout, cancellation or a flood of output, the command's session, its
+    process tree and every process carrying its tag are killed; when the awaiting task is itself
+    cancelled, the same, and CancelledError propagates. Nothing starts when `cancelled` is
+    already set. Jobs left running when the call returns live until mm ends.
 
-    Raises OSError when the program cannot be started.
+    Raises OSError when the program cannot be started (mm.tools.supervised.WorkingDirectoryGone
+    when `cwd` does not exist).
     """
     if cancelled.is_set():  # the turn was cancelled before the command started
         return ProcessOutcome("", None, cancelled=True)
+    from mm.tools.supervised import SUPERVISOR
+
     with tempfile.TemporaryFile() as out:
-        proc = await asyncio.create_subprocess_exec(
-            *argv,
-            cwd=str(cwd),
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=out,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,
-        )
-        timed_out = was_cancelled = flooded = False
-        exited = asyncio.ensure_future(proc.wait())
-        cancel_wait = asyncio.ensure_future(cancelled.wait())
-        flood = asyncio.ensure_future(_grows_past(out, OUTPUT_CAP_BYTES))
+        _append_only(out.fileno())
+        command = SUPERVISOR.start(argv, cwd, command_environment(), out.fileno())
         try:
-            done, _ = await asyncio.wait(
-                {exited, cancel_wait, flood}, timeout=timeout, return_when=asyncio.FIRST_COMPLETED
-            )
-            if exited not in done:
-                was_cancelled = cancel_wait in done
-                flooded = flood in done and not was_cancelled
-                timed_out = not (was_cancelled or flooded)
-                _kill_group(proc.pid)
-                await exited
+            ending, returncode = await _wait(command, out, timeout, cancelled)
+            output = await asyncio.to_thread(_read_back, out)
+            size = os.fstat(out.fileno()).st_size
         finally:
-            cancel_wait.cancel()
-            flood.cancel()
-            if proc.returncode is None:  # the awaiting task was cancelled
-                _kill_group(proc.pid)
-                exited.cancel()
-        output = await asyncio.to_thread(_read_back, out)
-        size = os.fstat(out.fileno()).st_size
-    returncode = None if (timed_out or was_cancelled or flooded) else proc.returncode
-    return ProcessOutcome(output, returncode, timed_out=timed_out, cancelled=was_cancelled, flooded=flooded,
-                          size=size)
+            command.release()  # a job still holding the file: the supervisor keeps it empty
+    return ProcessOutcome(output, returncode, timed_out=ending == "timed_out", cancelled=ending == "cancelled",
+                          flooded=ending == "flooded", lost=ending == "lost", size=size)
+
+
+def command_environment() -> dict[str, str]:
+    """The environment commands run with: mm's own, with editors, pagers and terminal
+    features turned off (NON_INTERACTIVE, docs/tools-bash.md §Non-interactive)."""
+    return {**os.environ, **NON_INTERACTIVE}
+
+
+def _append_only(fd: int) -> None:
+    """Put the output file in append mode: writers always add at its end, so a file the
+    supervisor empties never grows back as a sparse file."""
+    import fcntl
+
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
+
+
+async def _wait(command, out: BinaryIO, timeout: float, cancelled: asyncio.Event) -> tuple[str, int | None]:
+    """Wait for `command` to exit; returns how it ended ("" when it exited by itself, else
+    "timed_out", "cancelled", "flooded" or "lost") and its exit code (None unless it exited).
+    Raises the OSError that kept it from starting. Any other way out kills it."""
+    from mm.tools.supervised import SupervisorLost
+
+    exited = command.exited
+    cancel_wait = asyncio.ensure_future(cancelled.wait())
+    flood = asyncio.ensure_future(_grows_past(out, OUTPUT_CAP_BYTES))
+    try:
+        done, _ = await asyncio.wait({exited, cancel_wait, flood}, timeout=timeout,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if exited in done:
+            if isinstance(exited.exception(), SupervisorLost):
+                return "lost", None
+            return "", exited.result()  # raises the error that kept it from starting
+        ending = "cancelled" if cancel_wait in done else "flooded" if flood in done else "timed_out"
+        command.kill()
+        with contextlib.suppress(SupervisorLost):
+            await exited
+        return ending, None
+    finally:
+        cancel_wait.cancel()
+        flood.cancel()
+        if not exited.done():  # the awaiting task was cancelled
+            command.kill()
 
 
 async def _grows_past(f: BinaryIO, limit: int, every: float = 0.25) -> None:
@@ -186,17 +212,25 @@ def format_outcome(outcome: ProcessOutcome, *, timeout: float, max_output: int) 
     The text is the output cut to `max_output` characters (middle cut, see docs/tools-bash.md),
     then the ending line when there is one: timeout, cancellation, or non-zero exit
     (mm-tools.md §bash). An empty successful output is "" (front ends show `(no output)`); an
-    output that is not text is one notice with its size (mm.tools.binary).
+    output that is not text is one notice with its size (mm.tools.binary). Terminal control
+    sequences are removed first, and CONTROL_NOTE then heads the output (docs/tools-bash.md
+    §Terminal control sequences).
     """
     from mm.tools.binary import text_or_notice
+    from mm.tools.terminal_text import CONTROL_NOTE, plain_text
 
     outcome = text_or_notice(outcome)
+    output, rewritten = plain_text(outcome.output)
+    if rewritten:
+        output = f"{CONTROL_NOTE}\n{output}"
     if outcome.timed_out:
         ending = TIMEOUT_LINE.format(timeout=format_seconds(timeout))
     elif outcome.cancelled:
         ending = CANCELLED_LINE
     elif outcome.flooded:
         ending = OUTPUT_CAP_LINE
+    elif outcome.lost:
+        ending = LOST_LINE
     elif outcome.returncode is not None and outcome.returncode < 0:
         ending = EXIT_SIGNAL_LINE.format(name=signal_name(-outcome.returncode))
     elif outcome.returncode:
@@ -204,8 +238,8 @@ def format_outcome(outcome: ProcessOutcome, *, timeout: float, max_output: int) 
     else:
         ending = ""
     if not ending:
-        return _cut_middle(outcome.output, max_output, max_output, outcome.size), False
-    body = _cut_middle(outcome.output, max_output - len(ending) - 1, max_output, outcome.size)
+        return _cut_middle(output, max_output, max_output, outcome.size), False
+    body = _cut_middle(output, max_output - len(ending) - 1, max_output, outcome.size)
     if body and not body.endswith("\n"):
         body += "\n"
     return body + ending, True
