@@ -5,7 +5,6 @@ the model chose to say (notes/local-model.md §5: not even temperature 0 is repr
 """
 
 import os
-import re
 import signal
 import subprocess
 import sys
