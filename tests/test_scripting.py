@@ -8,11 +8,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
+from harness import read_until
 from test_line_mode_scenario import until
 
 from mm.ui.piped import BINARY, EMPTY_PROMPT, PROMPT_BYTES, TOO_LARGE, WAITING, WAIT_NOTICE
@@ -126,10 +126,7 @@ def test_an_open_stdin_that_sends_nothing_is_waited_for_and_said(scripted_server
     proc = subprocess.Popen(argv, cwd=tmp_path, env=env_for(tmp_path), stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        said = b""
-        deadline = time.monotonic() + 120  # a hang only: the notice comes after WAIT_NOTICE seconds
-        while b"\n" not in said and time.monotonic() < deadline:
-            said += os.read(proc.stderr.fileno(), 4096)
+        said = read_until(proc.stderr.fileno(), b"\n", timeout=120)  # the notice comes after WAIT_NOTICE s
         assert said.decode() == WAITING.format(seconds=WAIT_NOTICE) + "\n"
         assert scripted_server.requests == []
         proc.stdin.write(b"late input\n")
@@ -285,6 +282,26 @@ def test_interrupted_is_json_and_130(scripted_server, tmp_path, fmt):
     result = lines_of(out)[-1]
     assert result["stop_reason"] == "cancelled" and result["error"] == "interrupted" and result["is_error"] is True
     assert err.decode().rstrip().endswith("mm: interrupted")
+
+
+def test_a_signal_while_waiting_for_input_still_ends_with_the_result(tmp_path):
+    """SIGTERM before the turn (here: stdin open, nothing piped yet) is an interruption too."""
+    argv = [sys.executable, "-m", "mm", "-p", "explain", "--output-format", "json", "--base-url",
+            "http://127.0.0.1:9/v1", "--model", "m"]
+    proc = subprocess.Popen(argv, cwd=tmp_path, env=env_for(tmp_path), stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        said = read_until(proc.stderr.fileno(), b"\n", timeout=120)  # the notice: mm is reading stdin
+        assert said.decode() == WAITING.format(seconds=WAIT_NOTICE) + "\n"
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        proc.kill()
+        proc.wait()
+    assert proc.returncode == 130, err
+    result = one_object(out)
+    assert result["stop_reason"] == "cancelled" and result["error"] == "interrupted" and result["num_turns"] == 0
+    assert err.decode() == "mm: interrupted\n"
 
 
 def test_stream_json_stops_when_its_reader_leaves(scripted_server, tmp_path):

@@ -155,6 +155,8 @@ def run_oneshot(config: AgentConfig, prompt: str | None, output_format: str = "t
     from mm.ui.scripting import oneshot_ui
 
     ui = oneshot_ui(output_format, config.previewLines)
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # until the turn's own handlers (_oneshot): as Ctrl-C
+        signal.signal(sig, _interrupt)
     try:
         try:
             text = prompt_with_input(prompt, read_piped(notice=ui.note))
@@ -163,6 +165,12 @@ def run_oneshot(config: AgentConfig, prompt: str | None, output_format: str = "t
         return asyncio.run(_oneshot(config, text, ui, resume))
     except KeyboardInterrupt:
         return _finish(ui, EXIT_INTERRUPTED, error=INTERRUPTED, stop_reason="cancelled")
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM or SIGHUP before the turn starts (waiting for piped input, finding the server):
+    an interruption like Ctrl-C, so that the run still ends with its result (status 130)."""
+    raise KeyboardInterrupt
 
 
 def refuse_oneshot(output_format: str, error: str) -> int:
