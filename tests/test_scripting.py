@@ -75,6 +75,13 @@ def test_the_whole_prompt_can_come_from_stdin(scripted_server, tmp_path, flag):
     assert last_user(scripted_server.requests[0]) == "what is 2+2?\n"
 
 
+def test_the_prompt_may_follow_the_flags_as_with_claude_p(scripted_server, tmp_path):
+    scripted_server.add_reply("ok")
+    proc = mm(scripted_server, tmp_path, "-p", "--output-format", "json", "hello there")
+    assert proc.returncode == 0 and one_object(proc.stdout)["result"] == "ok"
+    assert last_user(scripted_server.requests[0]) == "hello there"
+
+
 def test_empty_piped_input_leaves_the_prompt_alone(scripted_server, tmp_path):
     scripted_server.add_reply("ok")
     proc = mm(scripted_server, tmp_path, "-p", "hi", input=b"\n \n")

@@ -105,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_INTERRUPTED
     from mm.run import run_oneshot
 
-    return run_oneshot(loaded.config, args.prompt or args.first, args.output_format or "text", resume)
+    prompt = args.prompt if args.prompt.strip() else args.first  # `mm -p --output-format json "PROMPT"`
+    return run_oneshot(loaded.config, prompt, args.output_format or "text", resume)
 
 
 def _flag_problem(args, oneshot: bool) -> str | None:
