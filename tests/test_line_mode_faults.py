@@ -253,13 +253,15 @@ async def test_memory_off_while_sessions_are_on(scripted_server, tmp_path):
     assert NO_MEMORY in shown
 
 
-def test_resume_with_a_prompt_is_a_usage_error(tmp_path):
-    from mm.cli import RESUME_WITH_PROMPT
+def test_resume_with_a_prompt_needs_sessions(tmp_path):
+    """`-p --resume` and `-p --continue` go on with a saved conversation: with sessions off there
+    is none, said before any server is looked for (docs/sessions.md §Finding a conversation again)."""
+    from mm.ui.line.commands import NO_SESSIONS
 
-    for extra in (["--resume"], ["--resume", "20260101-000000-abcdef12"]):
+    for extra in (["--resume"], ["--resume", "20260101-000000-abcdef12"], ["--continue"]):
         proc = subprocess.run([sys.executable, "-m", "mm", "-p", "hi", *extra], cwd=tmp_path, capture_output=True,
                               text=True, timeout=30, stdin=subprocess.DEVNULL, env=clean_env(tmp_path))
-        assert proc.returncode == 2 and proc.stderr == RESUME_WITH_PROMPT + "\n" and proc.stdout == ""
+        assert proc.returncode == 2 and proc.stderr == f"mm: {NO_SESSIONS}\n" and proc.stdout == ""
 
 
 def test_the_start_says_it_is_connecting(tmp_path):

@@ -89,10 +89,11 @@ def test_write_is_atomic_and_leaves_no_temp_file(tmp_path):
     s = SessionFile(tmp_path)
     for n in range(5):
         s.save([{"role": "user", "content": str(n)}], [], {})
-    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".index")) == [
-        f".{s.id}.lock", s.path.name]  # the file, and the lock this process holds on it
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".index")) == sorted([
+        f".{s.id}.lock", s.path.name, ".gitignore"])  # the file, the lock this process holds on it, the .gitignore
     s.release()
-    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".index")) == [s.path.name]
+    assert sorted(p.name for p in tmp_path.iterdir() if not p.name.startswith(".index")) == sorted([
+        s.path.name, ".gitignore"])
 
 
 def test_a_conversation_is_held_by_one_process_at_a_time(tmp_path):

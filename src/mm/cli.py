@@ -10,14 +10,16 @@ import sys
 
 from mm import __version__
 
-USAGE = ("mm [-p PROMPT | -acp | --ask AGENT PROMPT] [--resume [ID]] [-c FILE] [--model NAME] [--base-url URL] "
-         "[--provider NAME] [--version]")
+USAGE = ("mm [PROMPT] [-p [PROMPT] [--output-format FORMAT] | -acp | --ask AGENT PROMPT] [--continue | --resume [ID]] "
+         "[-c FILE] [--model NAME] [--base-url URL] [--provider NAME] [--version]")
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130  # the turn's own statuses (1, 130, 141) are mm.run's
 INTERRUPTED = "mm: interrupted"  # Ctrl-C while line mode starts (finding the model server)
-RESUME_WITH_PROMPT = "mm: --resume is for line mode: -p runs one turn in a new conversation"
 NO_WORKING_DIRECTORY = ("mm: the working directory no longer exists (it was deleted or moved): "
                         "cd to an existing folder and start mm again")
 UNREADABLE_WORKING_DIRECTORY = "mm: the working directory cannot be read ({reason}): cd to another folder"
+PROMPT_TWICE = "mm: give the prompt once: mm -p \"what to do\" (or mm \"what to do\" for line mode)"
+CONTINUE_AND_RESUME = "mm: --continue goes on with the latest conversation, --resume ID with that one: give one of them"
+FORMAT_WITHOUT_P = "mm: --output-format is for -p: mm -p \"what to do\" --output-format json"
 
 
 def _parser():
@@ -25,7 +27,14 @@ def _parser():
 
     p = argparse.ArgumentParser(prog="mm", usage=USAGE,
                                 description="mm: a local-first coding agent for small local models.")
-    p.add_argument("-p", "--prompt", help="run one turn with PROMPT in the working directory and exit")
+    p.add_argument("first", nargs="?", metavar="PROMPT", help="start line mode with PROMPT as its first prompt "
+                   "(with -p: the prompt of the turn)")
+    p.add_argument("-p", "--prompt", nargs="?", const="", help="run one turn with PROMPT in the working directory "
+                   "and exit; what is piped to mm follows the prompt in a fenced block (-p - or -p alone: the "
+                   "prompt is what is piped)")
+    p.add_argument("--output-format", dest="output_format", choices=("text", "json", "stream-json"),
+                   help="with -p: text (the answer on stdout, the default), json (one result object at the end) "
+                   "or stream-json (one JSON object per line as the turn happens): docs/scripting.md")
     p.add_argument("-acp", dest="acp", action="store_true",
                    help="serve the Agent Client Protocol on stdio, as an editor's agent (Zed, JetBrains, Neovim)")
     p.add_argument("--ask", nargs=2, metavar=("AGENT", "PROMPT"),
@@ -36,7 +45,10 @@ def _parser():
     p.add_argument("--base-url", dest="base_url", help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     p.add_argument("--provider", help="llamacpp, ollama, dmr, lmstudio, openai or embedded")
     p.add_argument("--resume", nargs="?", const="", metavar="ID",
-                   help="line mode: go on with a saved conversation (the latest when no ID is given)")
+                   help="go on with a saved conversation (the latest when no ID is given), in line mode or for "
+                   "one more turn with -p")
+    p.add_argument("--continue", dest="continue_", action="store_true",
+                   help="go on with the latest conversation of the working directory (line mode or -p)")
     p.add_argument("--version", action="store_true", help="print the version and exit")
     return p
 
@@ -51,9 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.version:
         print(f"mm v{__version__}")
         return EXIT_OK
-    if args.prompt is not None and args.resume is not None and args.ask is None and not args.acp:
-        print(RESUME_WITH_PROMPT, file=sys.stderr)
-        return EXIT_USAGE
+    oneshot = args.prompt is not None and args.ask is None and not args.acp
+    problem = _flag_problem(args, oneshot)
+    if problem is not None:
+        return _refuse(args, oneshot, problem)
+    resume = "" if args.continue_ else args.resume
     from pathlib import Path
 
     try:
@@ -70,11 +84,10 @@ def main(argv: list[str] | None = None) -> int:
         loaded = load_config(args.config, cwd, {"model": args.model, "baseUrl": args.base_url,
                                                 "provider": args.provider})
     except ConfigError as err:
-        print(f"mm: {err}", file=sys.stderr)
-        return EXIT_USAGE
+        return _refuse(args, oneshot, f"mm: {err}")
     if args.ask is not None:
-        if args.prompt is not None or args.acp or args.resume is not None:
-            print("mm: --ask takes no -p, -acp or --resume", file=sys.stderr)
+        if args.prompt is not None or args.acp or resume is not None or args.first is not None:
+            print("mm: --ask takes no -p, -acp, --resume or --continue", file=sys.stderr)
             return EXIT_USAGE
         if not args.ask[1].strip():
             print(f"mm: the prompt is empty: mm --ask {args.ask[0]} \"what to do\"", file=sys.stderr)
@@ -83,29 +96,50 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_ask(loaded.config, args.ask[0], args.ask[1])
     if args.acp:
-        if args.prompt is not None or args.resume is not None:
+        if args.prompt is not None or resume is not None or args.first is not None:
             print("mm: -acp takes no prompt and no --resume: the editor sends them", file=sys.stderr)
             return EXIT_USAGE
         from mm.acp.run import run_acp
 
         return run_acp(loaded.config, loaded.path)
-    if args.prompt is None:
+    if not oneshot:
         import asyncio
 
         from mm.ui.line.app import run_line_mode
 
         history = Path.home() / ".local" / "state" / "mm" / "history"
         try:
-            return asyncio.run(run_line_mode(loaded.config, cwd, history_file=history, resume=args.resume))
+            return asyncio.run(run_line_mode(loaded.config, cwd, history_file=history, resume=resume,
+                                             prompt=args.first))
         except KeyboardInterrupt:  # a turn's Ctrl-C cancels the turn: this one came outside any turn
             print(INTERRUPTED, file=sys.stderr)
             return EXIT_INTERRUPTED
-    if not args.prompt.strip():
-        print("mm: the prompt is empty: mm -p \"what to do\"", file=sys.stderr)
-        return EXIT_USAGE
     from mm.run import run_oneshot
 
-    return run_oneshot(loaded.config, args.prompt, cwd)
+    prompt = args.prompt if args.prompt.strip() else args.first  # `mm -p --output-format json "PROMPT"`
+    return run_oneshot(loaded.config, prompt, args.output_format or "text", resume, cwd)
+
+
+def _flag_problem(args, oneshot: bool) -> str | None:
+    """The usage error in the flags of the -p, --continue and --output-format family, or None."""
+    if args.continue_ and args.resume is not None:
+        return CONTINUE_AND_RESUME
+    if args.output_format is not None and not oneshot:
+        return FORMAT_WITHOUT_P
+    if oneshot and args.prompt.strip() and args.first is not None:
+        return PROMPT_TWICE
+    return None
+
+
+def _refuse(args, oneshot: bool, message: str) -> int:
+    """A usage or configuration error: `message` on stderr, and with -p the result object of the
+    JSON formats too (docs/scripting.md); returns 2."""
+    if oneshot and args.output_format not in (None, "text"):
+        from mm.run import refuse_oneshot
+
+        return refuse_oneshot(args.output_format, message.removeprefix("mm: "))
+    print(message, file=sys.stderr)
+    return EXIT_USAGE
 
 
 if __name__ == "__main__":

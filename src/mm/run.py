@@ -13,7 +13,8 @@ from mm.config.schema import AgentConfig
 from mm.engine.conversation import Conversation
 from mm.tools.base import Settings
 
-EXIT_OK, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_CLOSED_OUTPUT = 0, 1, 130, 141
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED, EXIT_CLOSED_OUTPUT = 0, 1, 2, 130, 141
+INTERRUPTED = "interrupted"  # said as `mm: interrupted` (the result's `error` in JSON)
 FIRST_REQUEST_HEAD_START = 0.1  # seconds the server probe waits in one-shot mode
 PROBE_GRACE = 5.0  # seconds a one-shot turn that ended first still gives the probe (its own request timeout)
 PROBE_FIRST_CHARS = 2048  # a longer prompt waits for the server's window: one too large is refused, not cut
@@ -144,13 +145,50 @@ def make_client(config: AgentConfig, base_url: str, model: str, provider: str):
                       options=options)
 
 
-def run_oneshot(config: AgentConfig, prompt: str, cwd: Path | None = None) -> int:
-    """Run one turn for `prompt` in `cwd` (default: the working directory); returns the exit
-    status (0, 1 or 130)."""
+def run_oneshot(config: AgentConfig, prompt: str | None, output_format: str = "text",
+                resume: str | None = None, cwd: Path | None = None) -> int:
+    """Run one turn in `cwd` (default: the working directory) for `prompt` and what is piped to mm (mm.ui.piped:
+    None or "-" takes the whole prompt from stdin), rendered as `output_format` (text, json,
+    stream-json: docs/scripting.md); `resume`: go on with that saved conversation ("" the
+    latest). Returns the exit status: 0, 1 (failed turn), 2 (usage: the prompt, the session
+    to resume), 130 (interrupted), 141 (the reader of stdout left)."""
+    from mm.ui.piped import PromptError, prompt_with_input, read_piped
+    from mm.ui.scripting import oneshot_ui
+
+    ui = oneshot_ui(output_format, config.previewLines)
+    for sig in (signal.SIGTERM, signal.SIGHUP):  # until the turn's own handlers (_oneshot): as Ctrl-C
+        signal.signal(sig, _interrupt)
     try:
-        return asyncio.run(_oneshot(config, prompt, cwd or Path.cwd()))
+        try:
+            text = prompt_with_input(prompt, read_piped(notice=ui.note))
+        except PromptError as err:
+            return _finish(ui, EXIT_USAGE, error=str(err), usage_error=True)
+        return asyncio.run(_oneshot(config, text, ui, resume, cwd or Path.cwd()))
     except KeyboardInterrupt:
-        return EXIT_INTERRUPTED
+        return _finish(ui, EXIT_INTERRUPTED, error=INTERRUPTED, stop_reason="cancelled")
+
+
+def _interrupt(signum: int, frame: Any) -> None:
+    """SIGTERM or SIGHUP before the turn starts (waiting for piped input, finding the server):
+    an interruption like Ctrl-C, so that the run still ends with its result (status 130)."""
+    raise KeyboardInterrupt
+
+
+def refuse_oneshot(output_format: str, error: str) -> int:
+    """End `mm -p` before it starts (an agent file or flags it cannot run with): `mm: <error>`
+    on stderr, and the result object in the JSON formats (docs/scripting.md); returns 2."""
+    from mm.ui.scripting import oneshot_ui
+
+    return _finish(oneshot_ui(output_format, 0), EXIT_USAGE, error=error, usage_error=True)
+
+
+def _finish(ui, status: int, session_id: str | None = None, **ending: Any) -> int:
+    """Let `ui` end the run (`end_run`: the result object, the session line) and return the exit
+    status, EXIT_CLOSED_OUTPUT when the reader of stdout left."""
+    if ui.closed_output:  # `mm -p … | head`: the reader left, as SIGPIPE would end a pipeline member
+        status = EXIT_CLOSED_OUTPUT
+    ui.end_run(status, session_id, **ending)
+    return status
 
 
 def apply_facts(conv: Conversation, facts: Any) -> None:
@@ -173,24 +211,34 @@ async def _learn_server(conv: Conversation, config: AgentConfig, endpoint, head_
         print(fix_surrogates(line), file=sys.stderr, flush=True)
 
 
-async def _oneshot(config: AgentConfig, prompt: str, cwd: Path) -> int:
+async def _oneshot(config: AgentConfig, prompt: str, ui: Any, resume: str | None, cwd: Path) -> int:
     from mm.llm.resolve import ResolveError, model_line, resolve_endpoint
-    from mm.ui.oneshot import OneShotUI
+    from mm.sessions.load import SessionError
 
+    to_resume = None
+    if resume is not None:
+        from mm.ui.resume import session_to_resume
+
+        to_resume = await asyncio.to_thread(session_to_resume, config, cwd, resume)
+        if isinstance(to_resume, str):
+            return _finish(ui, EXIT_USAGE, error=to_resume, usage_error=True)
     try:
         endpoint = await resolve_endpoint(config)
     except ResolveError as err:  # mm.llm.embedded.EmbeddedError included
-        print(f"mm: {err}", file=sys.stderr)
-        return EXIT_FAILED
+        return _finish(ui, EXIT_FAILED, error=str(err))
     if endpoint.picked:  # mm chose the server or the model: say which answers
-        print(model_line(endpoint), file=sys.stderr, flush=True)
+        ui.note(model_line(endpoint))
     try:
-        conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
-                                                      endpoint.provider), cwd)
+        try:
+            conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
+                                                          endpoint.provider), cwd, resume=to_resume)
+        except SessionError as err:  # the conversation to go on with cannot be read, or another mm holds it
+            return _finish(ui, EXIT_USAGE, error=str(err), usage_error=True)
         from mm.skills import catalogue_of, rewrite_skill_command
 
         prompt = rewrite_skill_command(prompt, catalogue_of(conv.registry))  # `/review x` → `$review x` (docs/skills.md)
-        ui = OneShotUI(config.previewLines, on_closed_output=conv.cancel)
+        ui.on_closed_output = conv.cancel
+        session_id = conv.session.id if conv.session is not None else None
         interrupted = asyncio.Event()
 
         def stop() -> None:
@@ -200,18 +248,18 @@ async def _oneshot(config: AgentConfig, prompt: str, cwd: Path) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # a closed terminal too
             loop.add_signal_handler(sig, stop)
+        ui.started(session_id, endpoint.model, conv.registry.names, str(conv.cwd), prompt)
         try:
             done = await _probe_and_turn(conv, config, endpoint, prompt, ui, interrupted)
         finally:
             await conv.close()  # the agents ask_agent started, the session file let go
     finally:
         endpoint.close()
-    if ui.closed_output:  # `mm -p … | head`: the reader left, as SIGPIPE would end a pipeline member
-        return EXIT_CLOSED_OUTPUT
+    if ui.closed_output:  # the turn was cancelled because the reader left: nothing else to say
+        return _finish(ui, EXIT_CLOSED_OUTPUT, session_id)
     if done is None or done.stop_reason == "cancelled":
-        print("mm: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    return EXIT_OK if done.stop_reason == "end_turn" else EXIT_FAILED
+        return _finish(ui, EXIT_INTERRUPTED, session_id, error=INTERRUPTED, stop_reason="cancelled")
+    return _finish(ui, EXIT_OK if done.stop_reason == "end_turn" else EXIT_FAILED, session_id)
 
 
 async def _probe_and_turn(conv: Conversation, config: AgentConfig, endpoint, prompt: str, ui,

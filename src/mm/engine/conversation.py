@@ -9,8 +9,8 @@ from typing import Any, Protocol
 
 from mm.config.schema import ContextConfig
 from mm.engine import recap as recaps
-from mm.engine.events import (Compacted, Composing, Interaction, Recap, TextChunk, ThoughtChunk, TurnDone,
-                              UsageReport)
+from mm.engine.events import (Answered, Compacted, Composing, Interaction, Recap, TextChunk, ThoughtChunk,
+                              TurnDone, UsageReport)
 from mm.engine.loops import LoopDetector, with_note
 from mm.engine.runaway import REASONING, TEXT, AnswerRunaway, RepeatWatch, RunawayError, check_runaway, runaway_marker
 from mm.engine.tokens import TokenMeter
@@ -150,6 +150,7 @@ class Conversation:
                 return TurnDone("error", recap, error=str(err))
             _repair(message)
             self.history.append(message.to_history())
+            ui.emit(Answered(len(message.tool_calls) + len(message.unknown_calls)))
             if message.usage is not None:
                 self.totals.add(message.usage)
                 self.meter.record(message.usage, len(self.history))

@@ -70,6 +70,15 @@ class RelayedText:
 
 
 @dataclass
+class Answered:
+    """One model request of the turn was answered (its message is in the history): `tool_calls`
+    is how many calls it makes (0 for an answer that may end the turn). Front ends count the
+    turn's requests with it (docs/scripting.md: `num_turns`)."""
+
+    tool_calls: int = 0
+
+
+@dataclass
 class UsageReport:
     """Token usage of one model request."""
 
@@ -107,7 +116,7 @@ class TurnDone:
 
 
 Event = (TextChunk | ThoughtChunk | Composing | ToolCallStarted | ToolCallRunning | ToolCallDone | RelayedText
-         | UsageReport | Compacted | TurnDone)
+         | Answered | UsageReport | Compacted | TurnDone)
 
 PermissionAnswer = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 

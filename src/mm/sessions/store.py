@@ -20,6 +20,9 @@ from mm.sessions.load import SessionError
 from mm.tools.fs import write_atomic
 
 FORMAT_VERSION = 1
+SESSION_MODE = 0o600  # a session file holds a conversation: its owner alone reads it (docs/sessions.md)
+FOLDER_MODE = 0o700  # the sessions folder, when mm creates it (its index and locks hold the same texts)
+GITIGNORE = "# Created by mm: the conversations kept here stay out of commits (docs/sessions.md).\n*\n"
 BUSY = "the conversation {id} is open in another mm process: go on with it there, or pick another one (/sessions)"
 
 
@@ -38,6 +41,38 @@ def iso(t: float) -> str:
     return datetime.fromtimestamp(t).astimezone().isoformat(timespec="seconds")
 
 
+def prepare_folder(directory: Path) -> None:
+    """Make the sessions folder ready for a save: created when missing (mode FOLDER_MODE), and
+    given a `.gitignore` of its own holding `*` (GITIGNORE), so that no transcript ends up in a
+    commit. The `.gitignore` is written only when the folder has none and holds nothing but mm's
+    files (a folder of other files — the project itself, `sessions.dir: .` — is never hidden
+    from git). Raises OSError (a file where the folder should be…)."""
+    if not directory.is_dir():
+        directory.mkdir(mode=FOLDER_MODE, parents=True, exist_ok=True)
+    ignore = directory / ".gitignore"
+    if not os.path.lexists(ignore) and str(directory) not in _SHARED and _only_sessions(directory):
+        write_atomic(ignore, GITIGNORE)
+
+
+_SHARED: set[str] = set()  # folders found holding other files than mm's: not scanned again
+
+
+def _only_sessions(directory: Path) -> bool:
+    """Whether `directory` holds only what mm writes there: session files (`*.json`), lock files
+    (`.<id>.lock`), the search index (`.index.sqlite…`) and temporary files (`.….tmp`)."""
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                ours = name.endswith((".lock", ".tmp")) or name.startswith(".index.sqlite")
+            else:
+                ours = name.endswith(".json") and entry.is_file(follow_symlinks=False)
+            if not ours:
+                _SHARED.add(str(directory))
+                return False
+    return True
+
+
 def _lock(path: Path, session_id: str) -> int | None:
     """The descriptor of `path` flocked by this process, None when no lock can be made there.
     A lock file removed by its holder between our open and our flock is opened again, so two
@@ -45,7 +80,7 @@ def _lock(path: Path, session_id: str) -> int | None:
     import fcntl
 
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        prepare_folder(path.parent)
     except OSError:
         return None
     from mm.tools.fs import open_regular
@@ -78,12 +113,14 @@ def session_record(*, id: str, messages: list[dict], created: str, updated: str,
 
 
 def write_session(path: Path, record: dict[str, Any], index: bool = True) -> None:
-    """Write `record` to `path` atomically (mm.tools.fs.write_atomic: a regular file only);
-    raises OSError (FileRefused for a named pipe, a device…).
+    """Write `record` to `path` atomically, mode SESSION_MODE (mm.tools.fs.write_atomic: a
+    regular file only), in a folder made ready by prepare_folder; raises OSError (FileRefused
+    for a named pipe, a device…).
 
     With `index`, the directory's search index is refreshed for this file (errors ignored).
     """
-    write_atomic(path, json.dumps(record, ensure_ascii=False, indent=1) + "\n")
+    prepare_folder(Path(path).parent)
+    write_atomic(path, json.dumps(record, ensure_ascii=False, indent=1) + "\n", mode=SESSION_MODE)
     if index:
         from mm.sessions.index import index_saved
 

@@ -267,15 +267,18 @@ def _umask() -> int:
     return DEFAULT_UMASK
 
 
-def write_atomic(path: Path | str, data: str | bytes, shown: str | None = None) -> None:
+def write_atomic(path: Path | str, data: str | bytes, shown: str | None = None, mode: int | None = None) -> None:
     """Write `data` (str as UTF-8, or bytes) to `path` atomically, creating parent folders.
 
     The only regular-file rule (write_target) comes first: raises FileRefused for a path under
     /dev, /proc or /sys and for anything but a regular file; OSError when the file cannot be
     written. A temporary file in the same directory is written, fsynced and renamed over the
-    file, so a reader sees either the old or the new content. The file keeps its mode (and, when
-    mm may, its owner); a new file gets 0o666 minus the umask. A symlink is followed: its target
-    is replaced, not the link. (DESIGN.md §Conventions: atomic writes.)
+    file, so a reader sees either the old or the new content. Without `mode` the file keeps its
+    mode, and a new file gets 0o666 minus the umask; `mode` (permission bits, e.g. 0o600 for a
+    session file: docs/sessions.md) is the file's mode whether it is new or replaced, and the
+    content is never readable with another mode meanwhile. The owner is kept when mm may. A
+    symlink is followed: its target is replaced, not the link. (DESIGN.md §Conventions: atomic
+    writes.)
     """
     import tempfile  # on first write: start-up time
 
@@ -285,9 +288,10 @@ def write_atomic(path: Path | str, data: str | bytes, shown: str | None = None) 
     owner = None
     try:
         st = target.stat()
-        mode, owner = stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)
+        kept, owner = stat.S_IMODE(st.st_mode), (st.st_uid, st.st_gid)
     except FileNotFoundError:
-        mode = 0o666 & ~_umask()
+        kept = 0o666 & ~_umask()
+    mode = kept if mode is None else mode
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:

@@ -15,15 +15,18 @@ from mm.ui.render import call_header, preview, shown_output, visible
 EMPTY_ANSWER = "mm: the model's answer was empty"
 NOBODY_TO_ASK = ("mm: with `yolo: false` a call that needs permission is refused in {mode}, where nobody can be asked "
                  "— set `yolo: true` in the agent file (or MM_YOLO=true for one run) to let such calls run")
+SESSION_LINE = "💾 session {id} · mm --resume {id} goes on with it"  # stderr, last (docs/scripting.md)
 
 
 class OneShotUI:
-    """Renders events for `-p`: text to `out`, tool calls, previews and the recap to `err`.
+    """Renders events for `-p`: text to `out`, tool calls, previews and the recap to `err`; at the
+    end (`end_run`) the session's id, when it is kept (SESSION_LINE).
 
     Nobody can be asked in this mode, so every permission request is rejected
     (mm-tools.md, Permissions note), and the first rejection says so on `err` (NOBODY_TO_ASK,
     naming `mode`). When the reader of `out` goes away (`mm -p … | head`), `on_closed_output` is
     called once (the turn is cancelled) and `closed_output` is set.
+    mm.ui.scripting.JsonUI renders the same events as JSON.
     """
 
     mode = "-p"
@@ -67,6 +70,20 @@ class OneShotUI:
                 self._note(EMPTY_ANSWER)
             self._note(recap_line(event.recap))
 
+    def started(self, session_id: str | None, model: str, tools: list[str], cwd: str, prompt: str) -> None:
+        """The turn is about to run in session `session_id` (None when sessions are off), with
+        `model` and `tools`, for `prompt`: nothing to show in text (the banner is line mode's)."""
+
+    def end_run(self, status: int, session_id: str | None = None, error: str | None = None,
+               stop_reason: str = "error", usage_error: bool = False) -> None:
+        """The run ends with exit status `status`: `error` (a failure outside the turn: the
+        server not found, an interruption, a usage error) as `mm: <error>`, then SESSION_LINE
+        when the conversation is kept. `stop_reason` and `usage_error` are for JsonUI."""
+        if error is not None:
+            self._note(f"mm: {error}")
+        if session_id:
+            self._note(SESSION_LINE.format(id=session_id))
+
     def _write_answer(self, text: str) -> None:
         if not text or self.closed_output:
             return
@@ -74,13 +91,20 @@ class OneShotUI:
         if self.screen:  # a terminal must not obey the answer's escape codes (a pipe gets them as they are)
             text = visible(text)
         self._answered = self._answered or bool(text.strip())
+        if self._write_out(text):
+            self._text_open = not text.endswith("\n")
+
+    def _write_out(self, text: str) -> bool:
+        """Write `text` to `out` at once; False when it could not (the reader left: _close_output)."""
+        if self.closed_output:
+            return False
         try:
             self.out.write(text)
             self.out.flush()
         except BrokenPipeError:
             self._close_output()
-            return
-        self._text_open = not text.endswith("\n")
+            return False
+        return True
 
     def _close_output(self) -> None:
         """The reader left: send further output to /dev/null (so exiting does not fail) and say so once."""
@@ -93,6 +117,10 @@ class OneShotUI:
             pass
         if self.on_closed_output is not None:
             self.on_closed_output()
+
+    def note(self, line: str) -> None:
+        """Say `line` to people (stderr), whatever the output format."""
+        self._note(line)
 
     def _note(self, line: str) -> None:
         try:

@@ -24,13 +24,12 @@ from mm.ui.line.commands import (HELP, NO_MEMORY, NO_SESSIONS, QUITS, STATUS, UN
 from mm.ui.line.interrupts import Interrupts, Leave
 from mm.ui.line.keys import ask_line, newline_keys
 from mm.ui.line.view import LineView
+from mm.ui.resume import NOTHING_TO_RESUME, session_to_resume
 
 PROMPT = "› "
 BANNER = "mm v{version} · {model} · context window {window} · tools: {tools}"  # model: mm.llm.resolve.model_line
 CONNECTING = "connecting to the model server…"
 LEFT_ON = "mm: {signal} received: leaving"  # after SIGTERM (after SIGHUP nobody can read it)
-NOTHING_TO_RESUME = "no saved conversation in {dir}"
-NO_SUCH_SESSION = "no saved conversation {id} in {dir} — /sessions lists them"
 RESUMED = "resumed {id}: {n} message(s)"
 RESUME_HINT = "go on with one: /sessions <id> (or mm --resume <id>)"
 SESSIONS_SHOWN = 20
@@ -121,9 +120,10 @@ def answer_session(session: Any) -> Any:
 
 
 async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any = None,
-               sessions: Any = None) -> int:
-    """Read prompts until /quit or end of input, running one turn per prompt; returns 0, or
-    128 + the signal's number after SIGTERM or SIGHUP (the work running then cancelled first).
+               sessions: Any = None, first: str | None = None) -> int:
+    """Read prompts until /quit or end of input, running one turn per prompt — `first` (`mm
+    "PROMPT"`) before any typed one; returns 0, or 128 + the signal's number after SIGTERM or
+    SIGHUP (the work running then cancelled first).
 
     Any exception on its way out stops the live region first (the cursor shown again)."""
     def hang_up() -> None:  # the terminal is gone: writing to it would only fail
@@ -132,7 +132,7 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any
     try:
         with Interrupts(getattr(session, "input", None), hang_up) as interrupts:
             try:
-                await _read_eval(conv, session, view, banner, memory, sessions, interrupts)
+                await _read_eval(conv, session, view, banner, memory, sessions, interrupts, first)
             except Leave:
                 pass
             if interrupts.left_by is not None:
@@ -144,7 +144,7 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any
 
 
 async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memory: Any, sessions: Any,
-                     interrupts: Interrupts) -> None:
+                     interrupts: Interrupts, first: str | None = None) -> None:
     """The REPL's loop (see repl); returns when the user leaves, raises Leave on a signal at the prompt."""
     from mm.skills import catalogue_of, rewrite_skill_command, shadowed_line, shadowed_skills
 
@@ -162,9 +162,10 @@ async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memor
         return LineUI(view, answers, stop, at_a_question, interrupts)
 
     ui = make_ui(conv.cancel)
+    given = [first] if first and first.strip() else []
     while interrupts.left_by is None:
         try:
-            typed = await interrupts.idle(session.prompt_async(PROMPT))
+            typed = await _next_line(session, view, interrupts, given)
         except KeyboardInterrupt:
             continue
         except EOFError:
@@ -196,6 +197,20 @@ async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memor
             view.close()
         if ui.quit_after_turn:
             return
+
+
+async def _next_line(session: Any, view: LineView, interrupts: Interrupts, given: list[str]) -> str:
+    """The next line to run: a prompt `given` on the command line first (shown after the prompt
+    sign, as if typed, and kept in the prompt history), then what the user types. Raises as
+    `session.prompt_async` (KeyboardInterrupt, EOFError)."""
+    if not given:
+        return await interrupts.idle(session.prompt_async(PROMPT))
+    text = given.pop(0)
+    view.say(PROMPT + text)
+    history = getattr(session, "history", None)
+    if history is not None:  # Up recalls it, as a typed prompt
+        history.append_string(text)
+    return text
 
 
 async def _command(conv: Any, text: str, command: str, view: LineView, memory: Any, sessions: Any,
@@ -243,21 +258,6 @@ def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:
                          tools=", ".join(conv.registry.names) or "none")
 
 
-def session_to_resume(config: AgentConfig, cwd: Path, resume: str) -> Path | str:
-    """The file `--resume [ID]` names (the latest when ID is empty), or the one-line reason it cannot."""
-    from mm.sessions.load import latest_session
-
-    directory = cwd / config.sessions.dir
-    if not config.sessions.enabled:
-        return NO_SESSIONS
-    if not resume:
-        latest = latest_session(directory)
-        return latest.path if latest is not None else NOTHING_TO_RESUME.format(dir=directory)
-    path = directory / f"{Path(resume).name.removesuffix('.json')}.json"
-    found = path.exists() and not path.is_dir()  # a named pipe is found, and refused when read
-    return path if found else NO_SUCH_SESSION.format(id=resume, dir=directory)
-
-
 async def sessions_text(config: AgentConfig, cwd: Path, choice: str = "", conv: Any = None) -> str:
     """`/sessions`: the saved conversations, newest first; `/sessions <id>` goes on with that one
     (the conversation left is let go: mm.sessions.store.SessionFile.claim). The files are read
@@ -285,8 +285,10 @@ async def sessions_text(config: AgentConfig, cwd: Path, choice: str = "", conv: 
 
 
 async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, output: Any = None,
-                        console: Any = None, history_file: Path | None = None, resume: str | None = None) -> int:
-    """Run line mode until the user leaves; returns the exit status (0; 1 without a server;
+                        console: Any = None, history_file: Path | None = None, resume: str | None = None,
+                        prompt: str | None = None) -> int:
+    """Run line mode until the user leaves, running `prompt` (`mm "PROMPT"`) first when given;
+    returns the exit status (0; 1 without a server;
     2 when `--resume` names nothing to go on with; 128 + the signal's number after SIGTERM or
     SIGHUP). `CONNECTING` is shown while the model server is found (it can take seconds); a
     Ctrl-C then raises KeyboardInterrupt, which `mm` reports as `mm: interrupted` (mm.cli)."""
@@ -339,7 +341,7 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
             banner += "\n" + RESUMED.format(id=resumed.stem, n=len(conv.history) - 1)
         try:
             return await repl(conv, session, view, banner, memory_search(config, cwd),
-                              lambda choice, c: sessions_text(config, cwd, choice, c))
+                              lambda choice, c: sessions_text(config, cwd, choice, c), prompt)
         finally:
             await conv.close()  # the agents ask_agent started, the session file let go
     finally:
