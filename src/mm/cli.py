@@ -11,7 +11,8 @@ import sys
 from mm import __version__
 
 USAGE = ("mm [-p PROMPT | -acp | --ask AGENT PROMPT] [--resume [ID]] [-c FILE] [--model NAME] [--base-url URL] "
-         "[--provider NAME] [--version]")
+         "[--provider NAME] [--version]\n       mm config [-c FILE] [--model NAME] [--base-url URL] [--provider NAME]")
+CONFIG_ALONE = "mm: config takes only -c, --model, --base-url and --provider"
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130  # the turn's own statuses (1, 130, 141) are mm.run's
 INTERRUPTED = "mm: interrupted"  # Ctrl-C while line mode starts (finding the model server)
 RESUME_WITH_PROMPT = "mm: --resume is for line mode: -p runs one turn in a new conversation"
@@ -27,8 +28,8 @@ def _parser():
                    help="serve the Agent Client Protocol on stdio, as an editor's agent (Zed, JetBrains, Neovim)")
     p.add_argument("--ask", nargs=2, metavar=("AGENT", "PROMPT"),
                    help="hand PROMPT to AGENT (a name of mmConfigs) and print its answer")
-    p.add_argument("-c", "--config", metavar="FILE", help="the agent file (default: .mm/agent.yaml, "
-                   "then ~/.config/mm/agent.yaml)")
+    p.add_argument("-c", "--config", metavar="FILE", help="the agent file, read alone (default: the nearest "
+                   ".mm/agent.yaml up to the repository root, merged over ~/.config/mm/agent.yaml)")
     p.add_argument("--model", help="the model name, or a .gguf file for the embedded engine")
     p.add_argument("--base-url", dest="base_url", help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     p.add_argument("--provider", help="llamacpp, ollama, dmr, lmstudio, openai or embedded")
@@ -44,7 +45,11 @@ def main(argv: list[str] | None = None) -> int:
     if argv == ["--version"]:
         print(f"mm v{__version__}")
         return EXIT_OK
-    args = _parser().parse_args(argv)
+    command = "config" if argv[:1] == ["config"] else None  # `mm config`: the configuration and its origins
+    args = _parser().parse_args(argv[1:] if command else argv)
+    if command and (args.prompt is not None or args.acp or args.ask or args.resume is not None or args.version):
+        print(CONFIG_ALONE, file=sys.stderr)
+        return EXIT_USAGE
     if args.version:
         print(f"mm v{__version__}")
         return EXIT_OK
@@ -61,6 +66,10 @@ def main(argv: list[str] | None = None) -> int:
     except ConfigError as err:
         print(f"mm: {err}", file=sys.stderr)
         return EXIT_USAGE
+    if command:
+        from mm.config.show import show_config
+
+        return show_config(loaded, Path.cwd())
     if args.ask is not None:
         if args.prompt is not None or args.acp or args.resume is not None:
             print("mm: --ask takes no -p, -acp or --resume", file=sys.stderr)
@@ -77,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         from mm.acp.run import run_acp
 
-        return run_acp(loaded.config, loaded.path)
+        return run_acp(loaded.config, ", ".join(map(str, loaded.files)) or None)
     if args.prompt is None:
         import asyncio
 
