@@ -11,7 +11,9 @@ import sys
 from mm import __version__
 
 USAGE = ("mm [PROMPT] [-p [PROMPT] [--output-format FORMAT] | -acp | --ask AGENT PROMPT] [--continue | --resume [ID]] "
-         "[-c FILE] [--model NAME] [--base-url URL] [--provider NAME] [--version]")
+         "[-c FILE] [--model NAME] [--base-url URL] [--provider NAME] [--version]\n"
+         "       mm config [-c FILE] [--model NAME] [--base-url URL] [--provider NAME]")
+CONFIG_ALONE = "mm: config takes only -c, --model, --base-url and --provider"
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130  # the turn's own statuses (1, 130, 141) are mm.run's
 INTERRUPTED = "mm: interrupted"  # Ctrl-C while line mode starts (finding the model server)
 NO_WORKING_DIRECTORY = ("mm: the working directory no longer exists (it was deleted or moved): "
@@ -39,8 +41,8 @@ def _parser():
                    help="serve the Agent Client Protocol on stdio, as an editor's agent (Zed, JetBrains, Neovim)")
     p.add_argument("--ask", nargs=2, metavar=("AGENT", "PROMPT"),
                    help="hand PROMPT to AGENT (a name of mmConfigs) and print its answer")
-    p.add_argument("-c", "--config", metavar="FILE", help="the agent file (default: .mm/agent.yaml, "
-                   "then ~/.config/mm/agent.yaml)")
+    p.add_argument("-c", "--config", metavar="FILE", help="the agent file, read alone (default: the nearest "
+                   ".mm/agent.yaml up to the repository root, merged over ~/.config/mm/agent.yaml)")
     p.add_argument("--model", help="the model name, or a .gguf file for the embedded engine")
     p.add_argument("--base-url", dest="base_url", help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
     p.add_argument("--provider", help="llamacpp, ollama, dmr, lmstudio, openai or embedded")
@@ -59,7 +61,12 @@ def main(argv: list[str] | None = None) -> int:
     if argv == ["--version"]:
         print(f"mm v{__version__}")
         return EXIT_OK
-    args = _parser().parse_args(argv)
+    command = "config" if argv[:1] == ["config"] else None  # `mm config`: the configuration and its origins
+    args = _parser().parse_args(argv[1:] if command else argv)
+    if command and (args.prompt is not None or args.acp or args.ask or args.resume is not None or args.version
+                    or args.first is not None or args.continue_ or args.output_format is not None):
+        print(CONFIG_ALONE, file=sys.stderr)
+        return EXIT_USAGE
     if args.version:
         print(f"mm v{__version__}")
         return EXIT_OK
@@ -85,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
                                                 "provider": args.provider})
     except ConfigError as err:
         return _refuse(args, oneshot, f"mm: {err}")
+    if command:
+        from mm.config.show import show_config
+
+        return show_config(loaded, cwd)
     if args.ask is not None:
         if args.prompt is not None or args.acp or resume is not None or args.first is not None:
             print("mm: --ask takes no -p, -acp, --resume or --continue", file=sys.stderr)
@@ -101,7 +112,7 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_USAGE
         from mm.acp.run import run_acp
 
-        return run_acp(loaded.config, loaded.path)
+        return run_acp(loaded.config, ", ".join(map(str, loaded.files)) or None)
     if not oneshot:
         import asyncio
 

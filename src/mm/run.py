@@ -21,21 +21,28 @@ PROBE_FIRST_CHARS = 2048  # a longer prompt waits for the server's window: one t
 SESSION_NOT_SAVED = "[warning: the session could not be saved to {path}: {error}]"
 
 
-def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | None = None) -> Conversation:
+def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | None = None,
+                       instructions: Any = None) -> Conversation:
     """A Conversation for `config` talking to `client` in `cwd`, saving sessions when enabled.
 
     `resume`: a session file whose conversation goes on (its system prompt replaced by the
-    current one); raises mm.sessions.load.SessionError when it cannot be read.
+    current one); raises mm.sessions.load.SessionError when it cannot be read. `instructions`:
+    the project instructions for `cwd` (mm.instructions.Instructions) when the front end read
+    them already to say which; None: read here.
     """
+    from mm.instructions import read_instructions, with_instructions
     from mm.skills import catalogue_of, skills_system_prompt
     from mm.tools.registry import build_registry
 
+    if instructions is None:
+        instructions = read_instructions(cwd, config.instructions.maxTokens)
     registry = build_registry(config, cwd=cwd)
     conv = Conversation(
         client=client,
         registry=registry,
         cwd=cwd,
-        system_prompt=skills_system_prompt(config.systemPrompt, catalogue_of(registry)),
+        system_prompt=with_instructions(skills_system_prompt(config.systemPrompt, catalogue_of(registry)),
+                                        instructions),
         settings=Settings(max_output=config.maxOutput, bash_timeout=config.bashTimeout,
                           preview_lines=config.previewLines, watchdog_timeout=config.watchdogTimeout),
         yolo=config.yolo,
@@ -229,9 +236,15 @@ async def _oneshot(config: AgentConfig, prompt: str, ui: Any, resume: str | None
     if endpoint.picked:  # mm chose the server or the model: say which answers
         ui.note(model_line(endpoint))
     try:
+        from mm.instructions import read_instructions
+
+        instructions = read_instructions(cwd, config.instructions.maxTokens)
+        for line in instructions.lines():  # which AGENTS.md files the model reads (docs/configuration.md)
+            ui.note(line)
         try:
             conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
-                                                          endpoint.provider), cwd, resume=to_resume)
+                                                          endpoint.provider), cwd, resume=to_resume,
+                                      instructions=instructions)
         except SessionError as err:  # the conversation to go on with cannot be read, or another mm holds it
             return _finish(ui, EXIT_USAGE, error=str(err), usage_error=True)
         from mm.skills import catalogue_of, rewrite_skill_command

@@ -20,6 +20,7 @@ from mm.config.schema import AgentConfig
 INIT_LOG = "[acp] initialize: client {client}, protocol {version}, elicitation(form)={forms}"
 NEW_LOG = "[acp] session {id} created in {cwd} ({mcp} MCP server(s) ignored)"
 LOADED_LOG = "[acp] session {id} loaded from {dir}: {n} message(s) replayed"
+INSTRUCTIONS_LOG = "[acp] session {id}: {line}"  # mm.instructions.Instructions.lines
 BAD_CWD = "cwd must be the absolute path of an existing directory: {cwd!r}"
 UNKNOWN_SESSION = "unknown session {id}: create it with session/new (or session/load)"
 NO_SESSION_FILE = "no saved session {id} in {dir}"
@@ -71,10 +72,11 @@ class EditorAgent:
         from mm.sessions.store import new_session_id
 
         where = self._cwd(cwd)
-        session = self._register(new_session_id(), where)
+        session = self._register(new_session_id(), where, await self._instructions(where))
         if session.conv.on_turn_end is not None:  # sessions.enabled: the file exists at once
             session.conv.on_turn_end(session.conv)
         self.log(NEW_LOG.format(id=session.id, cwd=where, mcp=len(mcp_servers or [])))
+        self._log_instructions(session)
         self._later(self._send_commands(session))  # after the response (notes/acp.md P-SDK-5)
         return {"sessionId": session.id}
 
@@ -105,7 +107,7 @@ class EditorAgent:
             meta, messages = await asyncio.to_thread(load_session, path)
         except SessionError as err:
             raise RequestError.invalid_params({"sessionId": session_id, "error": str(err)}) from None
-        session = self._register(session_id, where)
+        session = self._register(session_id, where, await self._instructions(where))
         try:
             resume_session(session.conv, path, (meta, messages), session_id)
         except SessionError as err:  # another mm holds it
@@ -117,6 +119,7 @@ class EditorAgent:
             await self._notify(session_id, update)
         await self._send_commands(session)
         self.log(LOADED_LOG.format(id=session_id, dir=directory, n=len(updates)))
+        self._log_instructions(session)
         return {}
 
     async def prompt(self, session_id: str, prompt: list, **_: Any) -> dict[str, Any]:
@@ -178,16 +181,27 @@ class EditorAgent:
         async with self.turns:
             await asyncio.sleep(0)  # let the answer of the last turn go out
 
-    def _register(self, session_id: str, cwd: Path) -> Any:
+    def _register(self, session_id: str, cwd: Path, instructions: Any) -> Any:
         from mm.acp.model import LazyClient
         from mm.acp.session import Session
         from mm.run import build_conversation
 
-        conv = build_conversation(self.config, LazyClient(self.model), cwd)
+        conv = build_conversation(self.config, LazyClient(self.model), cwd, instructions=instructions)
         if conv.session is not None:
             conv.session.id = session_id
-        session = self.sessions[session_id] = Session(session_id, cwd, conv, self)
+        session = self.sessions[session_id] = Session(session_id, cwd, conv, self, instructions=instructions.lines())
         return session
+
+    async def _instructions(self, cwd: Path) -> Any:
+        """The project instructions of a session in `cwd` (mm.instructions), read in a thread:
+        the event loop never waits on the disk."""
+        from mm.instructions import read_instructions
+
+        return await asyncio.to_thread(read_instructions, cwd, self.config.instructions.maxTokens)
+
+    def _log_instructions(self, session: Any) -> None:
+        for line in session.instructions:  # which AGENTS.md files the session's model reads
+            self.log(INSTRUCTIONS_LOG.format(id=session.id, line=line))
 
     def _cwd(self, cwd: str) -> Path:
         from acp import RequestError

@@ -36,6 +36,7 @@ class Session:
     conv: Conversation
     server: Any  # mm.acp.server.EditorAgent: the lock, the client connection, the call ids, the log
     cancels: set[asyncio.Event] = field(default_factory=set)
+    instructions: list[str] = field(default_factory=list)  # what the log says of its AGENTS.md files
 
     @property
     def catalogue(self) -> list[Any]:

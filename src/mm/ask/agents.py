@@ -57,7 +57,7 @@ def _about(path: Path) -> tuple[str, str, str]:
     `acp.title` does not count as a purpose."""
     import yaml
 
-    from mm.config.load import AGENT_FILE_BYTES
+    from mm.config.files import AGENT_FILE_BYTES
     from mm.tools.fs import read_bytes
 
     try:  # without blocking, bounded: a named pipe or a device is no agent file
@@ -70,7 +70,14 @@ def _about(path: Path) -> tuple[str, str, str]:
     if title == AcpConfig.title:
         title = ""
     provider = data.get("provider") or ("openai" if data.get("baseUrl") else "")
-    return str(data.get("model") or ""), str(provider), title
+    return tuple(_expanded(str(v)) for v in (data.get("model") or "", provider, title))  # type: ignore[return-value]
+
+
+def _expanded(text: str) -> str:
+    """`text` with its `${VAR}` expanded as the agent's own mm will (an unset one left out)."""
+    from mm.config.files import expand_text
+
+    return expand_text(text, os.environ)[0] if "${" in text else text
 
 
 class Children:

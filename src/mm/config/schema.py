@@ -88,6 +88,15 @@ class WebSearchConfig:
 
 
 @dataclass
+class InstructionsConfig:
+    """The project instructions read into the system prompt (`instructions:`; AGENTS.md, CLAUDE.md;
+    docs/configuration.md §Project instructions)."""
+
+    __pydantic_config__ = FORBID
+    maxTokens: Annotated[int, Ge(0)] = 2000  # the cap of the instructions in the system prompt; 0: none read
+
+
+@dataclass
 class AcpConfig:
     """How mm presents itself to an editor over ACP (`acp:`; mm-acp.md §initialize response)."""
 
@@ -136,6 +145,7 @@ class AgentConfig:
     tools: list[DeclaredToolEntry] = field(default_factory=list)
     sessions: SessionsConfig = field(default_factory=SessionsConfig)
     context: ContextConfig = field(default_factory=ContextConfig)
+    instructions: InstructionsConfig = field(default_factory=InstructionsConfig)
     fetchContentTool: bool = False
     webCrawler: WebCrawlerConfig = field(default_factory=WebCrawlerConfig)
     webSearch: WebSearchConfig = field(default_factory=WebSearchConfig)

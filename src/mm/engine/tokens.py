@@ -54,6 +54,34 @@ def count_text(text: str) -> int:
     return total + (len(encode(text[at:])) if at < len(text) else 0)
 
 
+def head_within(text: str, limit: int) -> str:
+    """The longest head of `text` (str) that count_text measures at `limit` tokens (int) or
+    fewer, cut after a whole line (by characters only when not even its first line fits).
+    A text of at most `limit` UTF-8 bytes is returned without running the tokenizer (a token
+    holds at least one byte); the others are measured O(log n) times on heads near the cut."""
+    if len(text.encode("utf-8", "replace")) <= limit or count_text(text) <= limit:
+        return text
+    ends = [i + 1 for i, ch in enumerate(text) if ch == "\n"] + [len(text)]
+    lines = _largest_fitting(len(ends), lambda n: count_text(text[:ends[n - 1]]) <= limit)
+    if lines:
+        return text[:ends[lines - 1]]
+    return text[:_largest_fitting(ends[0], lambda n: count_text(text[:n]) <= limit)]
+
+
+def _largest_fitting(count: int, fits: Any) -> int:
+    """The largest n in 0..count-1 for which `fits(n)` holds (fits(0) is taken to hold, and
+    fits(count) not), found by doubling, then halving."""
+    low, high = 0, count
+    step = 1
+    while low + step < high and fits(low + step):
+        low, step = low + step, step * 2
+    high = min(high, low + step)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if fits(middle) else (low, middle)
+    return low
+
+
 def message_texts(message: dict) -> list[str]:
     """The texts of one OpenAI-shape message that reach the model: content (a string, or the text
     parts of a list), the reasoning kept for the turn in progress, and each tool call's name and

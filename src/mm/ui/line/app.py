@@ -315,11 +315,14 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
         view.error(f"mm: {err}")
         return 1
     try:
+        from mm.instructions import read_instructions
         from mm.sessions.load import SessionError
 
+        instructions = read_instructions(cwd, config.instructions.maxTokens)
         try:
             conv = build_conversation(config, make_client(config, endpoint.base_url, endpoint.model,
-                                                          endpoint.provider), cwd, resume=resumed)
+                                                          endpoint.provider), cwd, resume=resumed,
+                                      instructions=instructions)
         except SessionError as err:
             view.error(f"mm: {err}")
             return 2
@@ -331,7 +334,7 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
             session: Any = PlainSession()
         else:
             session = prompt_session(history_file, input, output)
-        banner = "\n".join([banner_line(config, endpoint, conv)] + facts.warnings)
+        banner = "\n".join([banner_line(config, endpoint, conv)] + instructions.lines() + facts.warnings)
         if history_file is not None and not isinstance(session, PlainSession):
             from mm.ui.line.history import history_problem
 
