@@ -273,7 +273,7 @@ def test_the_start_says_it_is_connecting(tmp_path):
 
 async def test_a_command_that_waits_stops_waiting_when_cancelled(scripted_server, tmp_path):
     from harness import make_conversation
-    from mm.ui.line.commands import COMMAND_CANCELLED, run_waiting
+    from mm.ui.line.commands import COMMAND_CANCELLED, Services, run_waiting
 
     async def never_answers(words: str, history: list) -> str:
         await asyncio.Event().wait()
@@ -281,7 +281,7 @@ async def test_a_command_that_waits_stops_waiting_when_cancelled(scripted_server
 
     conv = make_conversation(scripted_server.base_url, tmp_path)
     cancelled = asyncio.Event()
-    waiting = asyncio.create_task(run_waiting(conv, "/memory golang", never_answers, None, cancelled))
+    waiting = asyncio.create_task(run_waiting(conv, "/memory golang", Services(memory=never_answers), cancelled))
     await asyncio.sleep(0.1)
     assert not waiting.done()
     cancelled.set()
