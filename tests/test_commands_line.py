@@ -55,8 +55,9 @@ def test_help_model_cost_completion_attachments_and_the_editor(scripted_server, 
         shown = say(term, "/help", "/help ")
         for row in ("/model [NAME]      List the server's models; /model NAME switches to one for the rest of "
                     "the conversation", "/clear             Clear the history and start a new session (as /new)",
-                    "/resume [ID]       List the saved conversations; /resume ID goes on with one (as /sessions)",
-                    "/cost              The session's token totals and the context window's fill (as /usage)",
+                    "/resume [ID]       List the saved conversations; /resume ID goes on with one",
+                    "/usage             The session's token totals and the context window's fill (also /cost)",
+                    "/cost              The session's token totals and the context window's fill",
                     "/init              Ask the model to write an AGENTS.md for this project (build, test, run)",
                     "/edit [TEXT]       Write the prompt in $EDITOR (also Ctrl-X Ctrl-E)",
                     "skills (/name or $name, then what it needs):",
@@ -191,3 +192,29 @@ def test_what_tab_offers(tmp_path, typed, wanted, replaced):
     found = list(PromptCompleter(conv).get_completions(Document(typed), CompleteEvent(completion_requested=True)))
     assert [c.text for c in found] == wanted
     assert {typed[len(typed) + c.start_position:] for c in found} <= {replaced}  # what each completion replaces
+
+
+async def test_ollama_lists_the_models_it_pulled_and_takes_a_name_without_its_tag(scripted_server, tmp_path):
+    from harness import make_conversation
+    from mm.commands.model import models_text, switch_model
+    from mm.config.load import agent_config_adapter
+    from mm.llm.resolve import Endpoint
+
+    config = agent_config_adapter().validate_python({})
+    ollama = Endpoint(scripted_server.base_url, "qwen:7b", "ollama")
+    assert await models_text(config, ollama, "qwen:7b") == (  # no /api/tags: the OpenAI list
+        f"models at {scripted_server.base_url}:\n  m\nswitch with /model NAME")
+    scripted_server.tags = {"models": [{"name": "qwen:7b", "size": 1}, {"name": "llama3:latest", "size": 2}]}
+    assert await models_text(config, ollama, "qwen:7b") == (
+        f"models at {scripted_server.base_url}:\n● qwen:7b\n  llama3:latest\nswitch with /model NAME")
+    conv = make_conversation(scripted_server.base_url, tmp_path)
+    shown, facts = await switch_model(conv, config, ollama, "llama3")
+    assert shown.startswith(f"🔁 model: ollama llama3:latest at {scripted_server.base_url} · context window ")
+    assert conv.client.model == "llama3:latest" and conv.context_window == facts.context_window
+    assert await switch_model(conv, config, ollama, "llama3:latest") == ("llama3:latest is already the model in use",
+                                                                        None)
+    gone = Endpoint("http://127.0.0.1:9/v1", "m", "openai")
+    shown, facts = await switch_model(conv, config, gone, "m")
+    assert facts is None and shown == ("nothing answers at http://127.0.0.1:9/v1/models (connection refused) — is the "
+                                      "model server running?")
+    assert conv.client.model == "llama3:latest"  # nothing changed

@@ -30,12 +30,12 @@ CLEAR = Command("clear", "Clear the history and start a new session (as /new)")
 COMPACT = Command("compact", "Compress the history now, keeping the last turns")  # mm-acp.md
 MODEL = Command("model", "List the server's models; /model NAME switches to one for the rest of the conversation",
                 "[NAME]", "a model name, or nothing to list them")
-RESUME = Command("resume", "List the saved conversations; /resume ID goes on with one (as /sessions)", "[ID]",
+RESUME = Command("resume", "List the saved conversations; /resume ID goes on with one", "[ID]",
                  "a session id, or nothing to list them")
-COST = Command("cost", "The session's token totals and the context window's fill (as /usage)")
+COST = Command("cost", "The session's token totals and the context window's fill")
 INIT = Command("init", "Ask the model to write an AGENTS.md for this project (build, test, run)")
-USAGE = Command("usage", "The session's token totals and the context window's fill")
-SESSIONS = Command("sessions", "List the saved conversations; /sessions ID goes on with one", "[ID]")
+USAGE = Command("usage", "The session's token totals and the context window's fill (also /cost)")
+SESSIONS = Command("sessions", "List the saved conversations; /sessions ID goes on with one (also /resume)", "[ID]")
 MEMORY = Command("memory", "Search past conversations for words", "WORDS")
 EDIT = Command("edit", "Write the prompt in $EDITOR (also Ctrl-X Ctrl-E)", "[TEXT]")
 ASK = Command("ask", "Hand a prompt to an agent of mmConfigs and show its answer", "AGENT PROMPT")
