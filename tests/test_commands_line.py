@@ -2,6 +2,7 @@
 server: /help, /clear, /model, /resume, /cost, /init, /edit; Tab completing commands, skills and
 `@path`; `@path` attaching; Ctrl-X Ctrl-E opening $EDITOR (a small script that rewrites the file)."""
 
+import contextlib
 import re
 import sys
 
@@ -35,9 +36,18 @@ def start(srv, cwd, env: dict | None = None):
     return proc, Terminal(fd)
 
 
-def quit_and_wait(proc, term) -> None:
-    term.write("/quit\r")
-    assert proc.wait(15) == 0
+@contextlib.contextmanager
+def on_terminal(srv, cwd, env: dict | None = None):
+    """`start`, at the first prompt; on leaving, `/quit` must end mm with status 0."""
+    proc, term = start(srv, cwd, env)
+    try:
+        term.expect("›", timeout=60)  # start-up, on a loaded machine too
+        yield term
+        term.write("/quit\r")
+        assert proc.wait(15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
 
 
 def test_help_model_cost_completion_attachments_and_the_editor(scripted_server, tmp_path):
@@ -48,10 +58,8 @@ def test_help_model_cost_completion_attachments_and_the_editor(scripted_server, 
     (tmp_path / ".agents" / "skills").mkdir(parents=True)
     (tmp_path / ".agents" / "skills" / "greetings.md").write_text(GREETINGS)
     (tmp_path / "notes.txt").write_text("notes\n")
-    proc, term = start(srv, tmp_path, editor_in(tmp_path))
-    try:
-        term.expect("/help lists the commands · Tab completes")  # the banner's help line
-        term.expect("›")
+    with on_terminal(srv, tmp_path, editor_in(tmp_path)) as term:
+        assert "/help lists the commands · Tab completes" in term.seen.decode()  # the banner's help line
         shown = say(term, "/help", "/help ")
         for row in ("/model [NAME]      List the server's models; /model NAME switches to one for the rest of "
                     "the conversation", "/clear             Clear the history and start a new session (as /new)",
@@ -85,10 +93,6 @@ def test_help_model_cost_completion_attachments_and_the_editor(scripted_server, 
         say(term, "", "answer-4")
         shown = say(term, "/cost", "📊 session: 40 input · 20 output")
         assert "📊 context: " in shown and " / 32768 tokens (" in shown
-        quit_and_wait(proc, term)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert [r["model"] for r in srv.requests] == ["big"] * 4  # the switch holds for the rest of the conversation
     contents = [r["messages"][-1]["content"] for r in srv.requests]
     assert contents[0] == f"look at @notes.txt\n[attached file: {tmp_path}/notes.txt]"
@@ -103,9 +107,7 @@ def test_clear_and_resume(scripted_server, tmp_path):
     srv.add_reply("Rome.")
     (tmp_path / ".mm").mkdir()
     (tmp_path / ".mm" / "agent.yaml").write_text("sessions: {enabled: true}\n")
-    proc, term = start(srv, tmp_path)
-    try:
-        term.expect("›")
+    with on_terminal(srv, tmp_path) as term:
         say(term, "capital of France?", "Paris.")
         say(term, "/clear", "🆕 New session: 2 message(s) forgotten.")
         say(term, "hello again", "Fresh start.")
@@ -114,10 +116,6 @@ def test_clear_and_resume(scripted_server, tmp_path):
         assert kept is not None, listed
         say(term, f"/resume {kept.group(1)}", f"resumed {kept.group(1)}: 2 message(s)")
         say(term, "and Italy?", "Rome.")
-        quit_and_wait(proc, term)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert [m["content"] for m in srv.requests[1]["messages"][1:]] == ["hello again"]  # /clear forgot
     assert [m["content"] for m in srv.requests[2]["messages"][1:]] == ["capital of France?", "Paris.", "and Italy?"]
 
@@ -128,9 +126,7 @@ def test_init_writes_agents_md_through_write_file_and_its_permission(scripted_se
     srv.add_reply("AGENTS.md written.")
     (tmp_path / ".mm").mkdir()
     (tmp_path / ".mm" / "agent.yaml").write_text("yolo: false\n")
-    proc, term = start(srv, tmp_path)
-    try:
-        term.expect("›")
+    with on_terminal(srv, tmp_path) as term:
         say(term, "/init now", NO_WORDS.format(command="/init"))
         term.write("/init\r")
         term.expect(INIT_STARTED)
@@ -138,10 +134,6 @@ def test_init_writes_agents_md_through_write_file_and_its_permission(scripted_se
         term.expect("allow?")
         say(term, "a", "AGENTS.md written.")
         say(term, "/init", INIT_EXISTS.format(path=tmp_path / "AGENTS.md"))  # a second time: left alone
-        quit_and_wait(proc, term)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
     assert (tmp_path / "AGENTS.md").read_text() == "# Project\n"
     assert len(srv.requests) == 2 and srv.requests[0]["messages"][-1] == {"role": "user", "content": INIT_PROMPT}
 

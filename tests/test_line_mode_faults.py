@@ -187,11 +187,13 @@ async def test_line_mode_commands_win_over_skills_of_their_names(scripted_server
     assert request["messages"][-1]["content"].startswith("$greetings Bob\n")
 
 
-def test_the_acp_commands_are_still_only_new_and_compact():
+def test_the_acp_commands_are_fewer_than_line_modes():
     from pathlib import Path
 
-    from mm.skills import Skill, advertised_skills, rewrite_skill_command, shadowed_skills
+    from mm.commands import ACP_COMMANDS
+    from mm.skills import COMMAND_NAMES, Skill, advertised_skills, rewrite_skill_command, shadowed_skills
 
+    assert COMMAND_NAMES == tuple(c.name for c in ACP_COMMANDS)  # mm.skills cannot import the table: the same
     catalogue = [Skill(n, "d", Path(f"/s/{n}.md")) for n in ("compact", "quit", "usage")]
     assert [s.name for s in shadowed_skills(catalogue)] == ["compact"]
     assert [s.name for s in advertised_skills(catalogue)] == ["quit", "usage"]

@@ -94,14 +94,17 @@ def load_catalogues(directories: Iterable[Path], warn: Warn | None = None) -> li
     """The skills of every folder of `directories` (load_catalogue), sorted by name; a name
     already found in an earlier folder is left out, and `warn` receives one SHADOWED_BY line
     for it. Never raises."""
+    return _first_wins([s for directory in directories for s in load_catalogue(directory, warn)], warn)
+
+
+def _first_wins(skills: list[Skill], warn: Warn | None) -> list[Skill]:
+    """`skills` sorted by name, each name once: the first of it; SHADOWED_BY said for the others."""
     found: dict[str, Skill] = {}
-    for directory in directories:
-        for skill in load_catalogue(directory, warn):
-            if skill.name in found:
-                if warn is not None:
-                    warn(SHADOWED_BY.format(name=skill.name, path=skill.path, winner=found[skill.name].path))
-            else:
-                found[skill.name] = skill
+    for skill in skills:
+        if skill.name not in found:
+            found[skill.name] = skill
+        elif warn is not None:
+            warn(SHADOWED_BY.format(name=skill.name, path=skill.path, winner=found[skill.name].path))
     return sorted(found.values(), key=lambda s: s.name)
 
 
@@ -132,18 +135,14 @@ def load_catalogue(directory: Path, warn: Warn | None = None) -> list[Skill]:
         nested = Path(entry.path) / SKILL_FILE
         if _is_dir(Path(entry.path)) and _exists(nested) and not _is_dir(nested):
             found[entry.name] = nested
-    skills: dict[str, Skill] = {}
+    skills = []
     for name in sorted(found):
         skill, problem = _read_skill(name, found[name])
-        if skill is None:
-            if warn is not None:
-                warn(SKIPPED.format(path=found[name], reason=problem))
-        elif skill.name in skills:
-            if warn is not None:
-                warn(SHADOWED_BY.format(name=skill.name, path=skill.path, winner=skills[skill.name].path))
-        else:
-            skills[skill.name] = skill
-    return sorted(skills.values(), key=lambda s: s.name)
+        if skill is not None:
+            skills.append(skill)
+        elif warn is not None:
+            warn(SKIPPED.format(path=found[name], reason=problem))
+    return _first_wins(skills, warn)
 
 
 def find_skill(catalogue: Iterable[Skill], name: str) -> Skill | None:
