@@ -14,7 +14,7 @@ items) so the server is still sending when the client gives up. A chunk list may
 
 Run as `python tests/scripted_server.py script.json [--port N] [--log requests.json]`: the script
 is a list of responses (or {"responses": [...], "models": [...], "props": {...}, "show": {...},
-"ps": {...}, "version": {...}}),
+"ps": {...}, "version": {...}, "tags": {...}}),
 each in the form `add()` takes; it prints the base URL, then serves until SIGTERM or SIGINT.
 """
 
@@ -48,6 +48,7 @@ class ScriptedServer:
         self.ps: dict | None = None  # ollama's GET /api/ps (the models loaded)
         self.ps_after_load: dict | None = None  # /api/ps once a POST /api/generate loaded the model
         self.version: dict | None = None  # ollama's GET /api/version
+        self.tags: dict | None = None  # ollama's GET /api/tags (every model pulled: `/model` lists them)
         self.loads: list[Any] = []  # the bodies of POST /api/generate (ollama: load the model)
         self.load_seconds = 0.0  # how long that load takes
         self.requests: list[Any] = []
@@ -218,6 +219,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, srv.ps)
         elif path == "/api/version" and srv.version is not None:
             self._send_json(200, srv.version)
+        elif path == "/api/tags" and srv.tags is not None:
+            self._send_json(200, srv.tags)
         else:
             self._send_json(404, {"error": {"code": 404, "message": "File Not Found"}})
 
@@ -388,7 +391,7 @@ def main(argv: list[str]) -> int:
     if isinstance(script, list):
         script = {"responses": script}
     srv = ScriptedServer(port)
-    for key in ("models", "props", "show", "ps", "version"):
+    for key in ("models", "props", "show", "ps", "version", "tags"):
         if key in script:
             setattr(srv, key, script[key])
     for spec in script.get("responses", []):

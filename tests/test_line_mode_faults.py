@@ -187,11 +187,13 @@ async def test_line_mode_commands_win_over_skills_of_their_names(scripted_server
     assert request["messages"][-1]["content"].startswith("$greetings Bob\n")
 
 
-def test_the_acp_commands_are_still_only_new_and_compact():
+def test_the_acp_commands_are_fewer_than_line_modes():
     from pathlib import Path
 
-    from mm.skills import Skill, advertised_skills, rewrite_skill_command, shadowed_skills
+    from mm.commands import ACP_COMMANDS
+    from mm.skills import COMMAND_NAMES, Skill, advertised_skills, rewrite_skill_command, shadowed_skills
 
+    assert COMMAND_NAMES == tuple(c.name for c in ACP_COMMANDS)  # mm.skills cannot import the table: the same
     catalogue = [Skill(n, "d", Path(f"/s/{n}.md")) for n in ("compact", "quit", "usage")]
     assert [s.name for s in shadowed_skills(catalogue)] == ["compact"]
     assert [s.name for s in advertised_skills(catalogue)] == ["quit", "usage"]
@@ -275,7 +277,7 @@ def test_the_start_says_it_is_connecting(tmp_path):
 
 async def test_a_command_that_waits_stops_waiting_when_cancelled(scripted_server, tmp_path):
     from harness import make_conversation
-    from mm.ui.line.commands import COMMAND_CANCELLED, run_waiting
+    from mm.ui.line.commands import COMMAND_CANCELLED, Services, run_waiting
 
     async def never_answers(words: str, history: list) -> str:
         await asyncio.Event().wait()
@@ -283,7 +285,7 @@ async def test_a_command_that_waits_stops_waiting_when_cancelled(scripted_server
 
     conv = make_conversation(scripted_server.base_url, tmp_path)
     cancelled = asyncio.Event()
-    waiting = asyncio.create_task(run_waiting(conv, "/memory golang", never_answers, None, cancelled))
+    waiting = asyncio.create_task(run_waiting(conv, "/memory golang", Services(memory=never_answers), cancelled))
     await asyncio.sleep(0.1)
     assert not waiting.done()
     cancelled.set()

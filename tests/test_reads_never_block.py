@@ -245,7 +245,7 @@ async def test_every_reader_is_bounded(tmp_path):
     (skills / "big.md").write_text("---\ndescription: big\n---\n" + "x" * SKILL_BYTES)
     catalogue = load_catalogue(skills)
     assert [s.name for s in catalogue] == ["big"]  # the catalogue reads its head only
-    read = await ReadSkill(skills, catalogue).run({"name": "big"}, ctx)
+    read = await ReadSkill([skills], catalogue).run({"name": "big"}, ctx)
     assert read.failed and read.text == f"[read_skill: the skill big ({skills / 'big.md'}) cannot be read: it is larger than 1 MiB]"
     (tmp_path / "agent.yaml").write_text("model: m\n" + "#" * (1 << 20))
     proc = subprocess.run([sys.executable, "-m", "mm", "-c", "agent.yaml", "-p", "hi"], cwd=tmp_path,

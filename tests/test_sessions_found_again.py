@@ -60,7 +60,7 @@ def test_resume_in_text_mode_says_the_id_on_stderr(scripted_server, tmp_path):
 
 
 def test_nothing_to_continue_is_a_usage_error(scripted_server, tmp_path):
-    from mm.ui.resume import NO_SUCH_SESSION, NOTHING_TO_RESUME
+    from mm.commands.sessions import NO_SUCH_SESSION, NOTHING_TO_RESUME
 
     proc = mm(scripted_server, tmp_path, "-p", "go on", "--continue", config=SESSIONS)
     directory = tmp_path / ".mm" / "sessions"

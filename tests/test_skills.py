@@ -33,7 +33,8 @@ def skills_in(tmp_path, files, where=".mm/skills"):
 
 
 def registry_for(tmp_path, config=None):
-    return build_registry(agent_config_adapter().validate_python(config or {}), env={}, cwd=tmp_path)
+    return build_registry(agent_config_adapter().validate_python(config or {}), env={"HOME": str(tmp_path / "home")},
+                          cwd=tmp_path)
 
 
 def catalogue(tmp_path):
@@ -67,7 +68,7 @@ def test_description_without_frontmatter_or_description_is_the_first_body_line(t
         "h.md": "---\n---\nEmpty frontmatter.\n",
     })
     described = {s.name: s.description for s in load_catalogue(directory)}
-    assert described == {"a": "Release checklist", "b": "First line of b.", "c": NO_DESCRIPTION,
+    assert described == {"a": "Release checklist", "other": "First line of b.", "c": NO_DESCRIPTION,
                          "d": NO_DESCRIPTION, "e": "Folded over two lines.", "f": "x" * 199 + "…",
                          "g": "CRLF and a BOM", "h": "Empty frontmatter."}
     assert NO_DESCRIPTION == "(no description)"
@@ -85,7 +86,7 @@ def test_bad_files_are_skipped_and_said(tmp_path):
     })
     (directory / "latin1.md").write_bytes(b"caf\xe9\n")
     said = []
-    assert [s.name for s in load_catalogue(directory, warn=said.append)] == ["good"]
+    assert [s.name for s in load_catalogue(directory, warn=said.append)] == ["greetings"]  # good.md's own name
     d = directory
     assert said == [
         f"[warning: skill file {d}/-dash.md skipped: the name '-dash' is not letters, digits, _, - or . "

@@ -11,8 +11,53 @@ import sys
 from mm import __version__
 
 USAGE = ("mm [PROMPT] [-p [PROMPT] [--output-format FORMAT] | -acp | --ask AGENT PROMPT] [--continue | --resume [ID]] "
-         "[-c FILE] [--model NAME] [--base-url URL] [--provider NAME] [--version]\n"
+         "[-c FILE] [--model NAME] [--base-url URL] [--provider NAME] [--completion SHELL] [-v]\n"
          "       mm config [-c FILE] [--model NAME] [--base-url URL] [--provider NAME]")
+VERSIONS = (["--version"], ["-v"])  # answered before anything is imported (start-up time)
+SHELLS = ("bash", "zsh", "fish")  # --completion; the scripts are shtab's, from this parser
+FILE_COMPLETION = {"bash": "_shtab_compgen_files", "zsh": "_files", "tcsh": "f"}  # shtab.FILE, without importing it
+EPILOG = """\
+examples:
+  mm                                  line mode in this folder (/help lists the commands)
+  mm -p "why does make test fail?"    one turn, then exit (the answer on stdout)
+  mm "what does this project do?"     line mode, starting with this prompt
+  cat build.log | mm -p "explain the failure"   piped input follows the prompt (mm -p -: all of it)
+  mm -p "list the TODOs" --output-format json    one JSON result object (stream-json: a line per event)
+  mm --resume                         go on with the latest saved conversation of this folder (--continue)
+  mm config                           the configuration in effect, and where each value comes from
+  mm --base-url http://127.0.0.1:11434/v1 --model qwen2.5-coder:7b
+  mm -acp                             serve an editor (Zed, JetBrains, Neovim) over ACP on stdio
+  mm --ask reviewer "review the diff of HEAD"
+  mm --completion bash > ~/.local/share/bash-completion/completions/mm
+
+environment variables:
+  MM_MODEL, MM_BASE_URL, MM_PROVIDER   the model, server and provider (flags win over them)
+  MM_YOLO                             true/false: run tool calls without asking (the agent file's yolo)
+  OPENAI_BASE_URL, OPENAI_API_BASE     the server when nothing else names one
+  OPENAI_API_KEY                      the key when the agent file sets no apiKey
+  ENABLE_WEB_CRAWL, ENABLE_WEB_SEARCH  declare web_crawler, web_search (1, true, yes or on)
+  BRAVE_API_KEY                       the key of web_search
+  VISUAL, EDITOR                      the editor of Ctrl-X Ctrl-E and /edit in line mode
+  XDG_CONFIG_HOME                     where the user's folder is (default ~/.config): mm/agent.yaml,
+                                      mm/AGENTS.md, mm/skills
+
+configuration files:
+  .mm/agent.yaml                      the nearest up to the repository root (or -c FILE, read alone),
+                                      merged over ~/.config/mm/agent.yaml; docs/configuration.md
+  AGENTS.md (CLAUDE.md)               project instructions, from the repository root down to here
+  .mm/skills, .agents/skills, .claude/skills, ~/.config/mm/skills
+                                      skills, first found wins (docs/skills.md)
+  .mm/sessions/                       saved conversations, with sessions: {enabled: true}
+  ~/.local/state/mm/history           line mode's prompt history
+
+exit statuses:
+  0    done
+  1    the turn failed, or no model server could be used
+  2    a usage or configuration error (a bad flag, an agent file that does not validate)
+  130  interrupted (Ctrl-C); 141 the output was closed (mm -p | head)
+  128+N  line mode ended by signal N (143 SIGTERM, 129 SIGHUP)
+"""
+
 CONFIG_ALONE = "mm: config takes only -c, --model, --base-url and --provider"
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130  # the turn's own statuses (1, 130, 141) are mm.run's
 INTERRUPTED = "mm: interrupted"  # Ctrl-C while line mode starts (finding the model server)
@@ -27,7 +72,8 @@ FORMAT_WITHOUT_P = "mm: --output-format is for -p: mm -p \"what to do\" --output
 def _parser():
     import argparse
 
-    p = argparse.ArgumentParser(prog="mm", usage=USAGE,
+    p = argparse.ArgumentParser(prog="mm", usage=USAGE, epilog=EPILOG,
+                                formatter_class=argparse.RawDescriptionHelpFormatter,
                                 description="mm: a local-first coding agent for small local models.")
     p.add_argument("first", nargs="?", metavar="PROMPT", help="start line mode with PROMPT as its first prompt "
                    "(with -p: the prompt of the turn)")
@@ -37,38 +83,53 @@ def _parser():
     p.add_argument("--output-format", dest="output_format", choices=("text", "json", "stream-json"),
                    help="with -p: text (the answer on stdout, the default), json (one result object at the end) "
                    "or stream-json (one JSON object per line as the turn happens): docs/scripting.md")
-    p.add_argument("-acp", dest="acp", action="store_true",
+    p.add_argument("-acp", "--acp", dest="acp", action="store_true",
                    help="serve the Agent Client Protocol on stdio, as an editor's agent (Zed, JetBrains, Neovim)")
     p.add_argument("--ask", nargs=2, metavar=("AGENT", "PROMPT"),
                    help="hand PROMPT to AGENT (a name of mmConfigs) and print its answer")
-    p.add_argument("-c", "--config", metavar="FILE", help="the agent file, read alone (default: the nearest "
-                   ".mm/agent.yaml up to the repository root, merged over ~/.config/mm/agent.yaml)")
-    p.add_argument("--model", help="the model name, or a .gguf file for the embedded engine")
-    p.add_argument("--base-url", dest="base_url", help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
-    p.add_argument("--provider", help="llamacpp, ollama, dmr, lmstudio, openai or embedded")
+    config = p.add_argument("-c", "--config", metavar="FILE", help="the agent file, read alone (default: the "
+                            "nearest .mm/agent.yaml up to the repository root, merged over ~/.config/mm/agent.yaml)")
+    config.complete = FILE_COMPLETION  # type: ignore[attr-defined]  # read by shtab for --completion
+    p.add_argument("--model", metavar="NAME", help="the model name, or a .gguf file for the embedded engine")
+    p.add_argument("--base-url", dest="base_url", metavar="URL", help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
+    p.add_argument("--provider", metavar="NAME", help="llamacpp, ollama, dmr, lmstudio, openai or embedded")
     p.add_argument("--resume", nargs="?", const="", metavar="ID",
                    help="go on with a saved conversation (the latest when no ID is given), in line mode or for "
                    "one more turn with -p")
     p.add_argument("--continue", dest="continue_", action="store_true",
                    help="go on with the latest conversation of the working directory (line mode or -p)")
-    p.add_argument("--version", action="store_true", help="print the version and exit")
+    p.add_argument("--completion", choices=SHELLS, metavar="SHELL",
+                   help="print the completion script of SHELL (bash, zsh or fish) and exit")
+    p.add_argument("-v", "--version", action="store_true", help="print the version and exit")
     return p
+
+
+def completion_script(shell: str) -> str:
+    """The completion script of `shell` (SHELLS) for mm's flags, made by shtab from the parser
+    (imported only here: start-up time); `-c` completes file names (shtab's `complete` attribute)."""
+    import shtab
+
+    return shtab.complete(_parser(), shell=shell)
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run mm; returns the exit status (0 ok, 1 failed turn, 2 usage or configuration, 130 interrupted)."""
     argv = sys.argv[1:] if argv is None else argv
-    if argv == ["--version"]:
+    if argv in VERSIONS:
         print(f"mm v{__version__}")
         return EXIT_OK
     command = "config" if argv[:1] == ["config"] else None  # `mm config`: the configuration and its origins
     args = _parser().parse_args(argv[1:] if command else argv)
     if command and (args.prompt is not None or args.acp or args.ask or args.resume is not None or args.version
-                    or args.first is not None or args.continue_ or args.output_format is not None):
+                    or args.first is not None or args.continue_ or args.output_format is not None
+                    or args.completion is not None):
         print(CONFIG_ALONE, file=sys.stderr)
         return EXIT_USAGE
     if args.version:
         print(f"mm v{__version__}")
+        return EXIT_OK
+    if args.completion is not None:
+        sys.stdout.write(completion_script(args.completion))
         return EXIT_OK
     oneshot = args.prompt is not None and args.ask is None and not args.acp
     problem = _flag_problem(args, oneshot)

@@ -224,7 +224,7 @@ async def _oneshot(config: AgentConfig, prompt: str, ui: Any, resume: str | None
 
     to_resume = None
     if resume is not None:
-        from mm.ui.resume import session_to_resume
+        from mm.commands.sessions import session_to_resume
 
         to_resume = await asyncio.to_thread(session_to_resume, config, cwd, resume)
         if isinstance(to_resume, str):

@@ -1,7 +1,9 @@
 """Skills: written procedures the model loads with `read_skill` (mm-tools.md §read_skill; docs/skills.md).
 
-A skill is `<skillsDir>/<name>.md`, or `<skillsDir>/<name>/SKILL.md` when there is no flat file;
-its description comes from the YAML frontmatter. The front ends use this module to list the
+A skill is `<folder>/<name>.md`, or `<folder>/<name>/SKILL.md` when there is no flat file; its
+name and description come from the YAML frontmatter when it has them. The folders are
+`skillsDir`, then where other agents keep skills (issue 11 point 7: `.agents/skills`,
+`.claude/skills`, the user's `~/.config/mm/skills`); a name found twice is the first folder's. The front ends use this module to list the
 skills (the tool's description, ACP's commands) and to resolve the `$name` notation in a
 prompt (mm-acp.md §Skills as commands). Nothing here is imported by `mm --version`, and PyYAML
 is imported only when a skill file has frontmatter (start-up time).
@@ -14,9 +16,10 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Mapping
 
-COMMAND_NAMES = ("new", "compact")  # mm's own slash commands: they win over a skill of that name
+# mm's own slash commands in every front end (mm.commands.ACP_COMMANDS): they win over a skill of that name
+COMMAND_NAMES = ("new", "compact", "help", "clear", "model", "resume", "cost", "init")
 SKILL_FILE = "SKILL.md"  # the skill of a directory skill
 SUFFIX = ".md"
 HEAD_BYTES = 64 * 1024  # the part of a skill file read for the catalogue (frontmatter, first line)
@@ -39,6 +42,10 @@ SYSTEM_PROMPT_NOTE = ("Skills are written procedures, listed in the description 
                       "When a task matches one, or a message names one as $name, call read_skill with its "
                       "name first, then follow it.")
 SHADOWED = 'the skill "{name}" ({path}) is not offered as /{name}: mm\'s own /{name} command wins'
+SHADOWED_BY = '[warning: the skill "{name}" ({path}) is not used: {winner} has the same name and comes first]'
+NAME_NOT_TEXT = "its name is not text"
+OTHER_AGENTS = (".agents/skills", ".claude/skills")  # after skillsDir, relative to the working directory
+USER_SKILLS = "mm/skills"  # under $XDG_CONFIG_HOME (default ~/.config), last
 
 Warn = Callable[[str], None]
 
@@ -63,13 +70,54 @@ def skills_directory(skills_dir: str | None, cwd: Path) -> Path | None:
     return path if path.is_absolute() else cwd / path
 
 
+def skill_directories(skills_dir: str | None, cwd: Path, env: Mapping[str, str] | None = None) -> list[Path]:
+    """The folders skills are looked for in, first wins: `skillsDir` (skills_directory), then
+    OTHER_AGENTS under `cwd`, then USER_SKILLS under `$XDG_CONFIG_HOME` (when absolute, else
+    `$HOME/.config`); a folder named twice counts once. [] when `skillsDir` is "" or null: that
+    turns every skill off. `env`: the environment (default os.environ). Touches no file."""
+    first = skills_directory(skills_dir, cwd)
+    if first is None:
+        return []
+    env = os.environ if env is None else env
+    config_home, home = env.get("XDG_CONFIG_HOME") or "", env.get("HOME") or ""
+    if not os.path.isabs(config_home):  # the XDG rule: a relative value is ignored
+        config_home = os.path.join(home if os.path.isabs(home) else str(Path.home()), ".config")
+    base = Path(config_home)
+    found: list[Path] = []
+    for folder in [first] + [cwd / rel for rel in OTHER_AGENTS] + [base / USER_SKILLS]:
+        if os.path.abspath(folder) not in [os.path.abspath(f) for f in found]:
+            found.append(folder)
+    return found
+
+
+def load_catalogues(directories: Iterable[Path], warn: Warn | None = None) -> list[Skill]:
+    """The skills of every folder of `directories` (load_catalogue), sorted by name; a name
+    already found in an earlier folder is left out, and `warn` receives one SHADOWED_BY line
+    for it. Never raises."""
+    return _first_wins([s for directory in directories for s in load_catalogue(directory, warn)], warn)
+
+
+def _first_wins(skills: list[Skill], warn: Warn | None) -> list[Skill]:
+    """`skills` sorted by name, each name once: the first of it; SHADOWED_BY said for the others."""
+    found: dict[str, Skill] = {}
+    for skill in skills:
+        if skill.name not in found:
+            found[skill.name] = skill
+        elif warn is not None:
+            warn(SHADOWED_BY.format(name=skill.name, path=skill.path, winner=found[skill.name].path))
+    return sorted(found.values(), key=lambda s: s.name)
+
+
 def load_catalogue(directory: Path, warn: Warn | None = None) -> list[Skill]:
     """The skills of `directory`, sorted by name; [] when it does not exist or holds none.
 
     Every `<name>.md` file and every `<name>/SKILL.md` is a skill; the flat file wins when both
-    exist. Entries whose name starts with `.` are ignored. A file that cannot be read, is not
-    UTF-8, has bad frontmatter or a name that is not a word is skipped: `warn` (default: say
-    nothing) receives one SKIPPED line for it. Never raises.
+    exist. Entries whose name starts with `.` are ignored. The skill's name is the frontmatter's
+    `name` when it has one, else the file's stem or the folder's name; two files of the folder
+    giving the same name: the first in file order is the skill, `warn` receives SHADOWED_BY for
+    the other. A file that cannot be read, is not UTF-8, has bad frontmatter or a name that is
+    not a word is skipped: `warn` (default: say nothing) receives one SKIPPED line for it.
+    Never raises.
     """
     try:
         entries = sorted(os.scandir(directory), key=lambda e: e.name)
@@ -94,7 +142,7 @@ def load_catalogue(directory: Path, warn: Warn | None = None) -> list[Skill]:
             skills.append(skill)
         elif warn is not None:
             warn(SKIPPED.format(path=found[name], reason=problem))
-    return skills
+    return _first_wins(skills, warn)
 
 
 def find_skill(catalogue: Iterable[Skill], name: str) -> Skill | None:
@@ -184,9 +232,8 @@ def _is_dir(path: Path) -> bool:
 
 
 def _read_skill(name: str, path: Path) -> tuple[Skill | None, str]:
-    """(the skill, "") or (None, why it is skipped)."""
-    if len(name) > NAME_CHARS or not NAME_PATTERN.fullmatch(name):
-        return None, BAD_NAME.format(name=name, n=NAME_CHARS)
+    """(the skill, "") or (None, why it is skipped). `name`: the file's, unless the frontmatter
+    gives one."""
     from mm.tools.fs import read_head
 
     try:  # without blocking: a named pipe or a device is refused (mm.tools.fs.open_regular)
@@ -201,6 +248,12 @@ def _read_skill(name: str, path: Path) -> tuple[Skill | None, str]:
     meta, body, problem = split_frontmatter(text)
     if problem:
         return None, problem
+    given = meta.get("name")
+    if given is not None and not isinstance(given, str):
+        return None, NAME_NOT_TEXT
+    name = given.strip() if given and given.strip() else name
+    if len(name) > NAME_CHARS or not NAME_PATTERN.fullmatch(name):
+        return None, BAD_NAME.format(name=name, n=NAME_CHARS)
     description = meta.get("description")
     if description is not None and not isinstance(description, str):
         return None, BAD_DESCRIPTION

@@ -71,18 +71,32 @@ class ModelHandle:
 
 
 class LazyClient:
-    """A model client (mm.engine.conversation.ModelClient) that waits for the handle's client."""
+    """A model client (mm.engine.conversation.ModelClient) that waits for the handle's client.
+
+    Setting `model` (`/model NAME`, mm.commands.model) makes this session's requests name that
+    model; the handle's client, shared by every session, is left as it is."""
 
     def __init__(self, handle: ModelHandle):
         self.handle = handle
+        self.chosen: str | None = None
 
     @property
     def model(self) -> str:
-        """The model's name: the server's once known, else the configured one."""
+        """The model's name: the one chosen for this session, else the server's once known, else
+        the configured one."""
+        if self.chosen:
+            return self.chosen
         endpoint = self.handle.endpoint
         return endpoint.model if endpoint is not None else (self.handle.config.model or "")
 
+    @model.setter
+    def model(self, name: str) -> None:
+        self.chosen = name
+
     async def complete(self, messages: list[dict], tools: list[dict], on_delta: Any = None, **options: Any) -> Any:
-        """One chat completion through the real client (mm.llm.client.ChatClient.complete)."""
+        """One chat completion through the real client (mm.llm.client.ChatClient.complete), with
+        the model chosen for this session as the request's `model`."""
         client = await self.handle.client()
+        if self.chosen:
+            options = {**options, "model": self.chosen}
         return await client.complete(messages, tools, on_delta, **options)

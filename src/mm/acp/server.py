@@ -25,10 +25,6 @@ BAD_CWD = "cwd must be the absolute path of an existing directory: {cwd!r}"
 UNKNOWN_SESSION = "unknown session {id}: create it with session/new (or session/load)"
 NO_SESSION_FILE = "no saved session {id} in {dir}"
 BAD_SESSION_ID = "{id!r} is not a session id"
-COMMANDS = [
-    {"name": "new", "description": "Clear the history and start a new session"},
-    {"name": "compact", "description": "Compress the history now, keeping the last turns"},
-]
 SKILL_HINT = "parameters, if this skill needs any"
 
 
@@ -212,9 +208,14 @@ class EditorAgent:
         return path
 
     async def _send_commands(self, session: Any) -> None:
+        from mm.commands import ACP_COMMANDS
         from mm.skills import advertised_skills
 
-        commands = list(COMMANDS)
+        commands: list[dict[str, Any]] = []
+        for command in ACP_COMMANDS:  # mm-acp.md §Available commands, and issue 11's (docs/acp.md §Commands)
+            commands.append({"name": command.name, "description": command.description})
+            if command.hint:
+                commands[-1]["input"] = {"hint": command.hint}
         for skill in advertised_skills(session.catalogue):
             commands.append({"name": skill.name, "description": skill.description, "input": {"hint": SKILL_HINT}})
         await self._notify(session.id, {"sessionUpdate": "available_commands_update", "availableCommands": commands})

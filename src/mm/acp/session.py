@@ -1,5 +1,5 @@
-"""One ACP session: a conversation in the session's `cwd`, its prompts and its slash commands
-(mm-acp.md §session/prompt)."""
+"""One ACP session: a conversation in the session's `cwd`, its prompts, and its slash commands
+handed to mm.acp.commands (mm-acp.md §session/prompt)."""
 
 from __future__ import annotations
 
@@ -11,9 +11,6 @@ from typing import Any
 from mm.acp.toolcalls import text_chunk
 from mm.engine.conversation import Conversation
 
-NEW_LOG = "[acp] session {id}: new session, {n} message(s) forgotten"
-KEPT_LOG = "[acp] session {id}: previous conversation kept as {kept}"
-COMPACT_LOG = "[acp] session {id}: /compact — {line}"
 ATTACHED_LOG = "[acp] session {id}: attached {path}"
 IGNORED_LOG = "[acp] session {id}: a block of type {kind} in the prompt is ignored (mm takes text and resource links)"
 EMPTY_LOG = "[acp] session {id}: an empty prompt: nothing to do"
@@ -37,6 +34,7 @@ class Session:
     server: Any  # mm.acp.server.EditorAgent: the lock, the client connection, the call ids, the log
     cancels: set[asyncio.Event] = field(default_factory=set)
     instructions: list[str] = field(default_factory=list)  # what the log says of its AGENTS.md files
+    model_facts: Any = None  # what the server said of the model `/model` chose for this session
 
     @property
     def catalogue(self) -> list[Any]:
@@ -44,6 +42,11 @@ class Session:
         from mm.skills import catalogue_of
 
         return catalogue_of(self.conv.registry)
+
+    async def facts(self) -> Any:
+        """What the server says of this session's model (mm.llm.servers.ServerFacts): the model
+        `/model` chose, else the process's (mm.acp.server.EditorAgent.server_facts)."""
+        return self.model_facts or await self.server.server_facts()
 
     def cancel(self) -> None:
         """`session/cancel`: stop the turn in flight and every prompt still waiting for its turn."""
@@ -69,10 +72,10 @@ class Session:
             async with self.server.turns:
                 if ui.cancelled.is_set():
                     return self._response("cancelled")
-                if flat.command == "/new":
-                    return await self._new(ui)
-                if flat.command == "/compact":
-                    return await self._compact(ui)
+                if flat.command is not None:
+                    from mm.acp.commands import run_command
+
+                    return await run_command(self, ui, flat.command, flat.argument)
                 if not flat.text.strip():  # nothing asked: the model is not called for an empty message
                     self.server.log(EMPTY_LOG.format(id=self.id))
                     if flat.ignored:  # an image alone, say: the user is told, in the conversation
@@ -80,14 +83,16 @@ class Session:
                         ui.outbox.put(text_chunk("agent_message_chunk", NOT_UNDERSTOOD.format(kinds=kinds)))
                         await ui.outbox.flush()
                     return self._response("end_turn")
-                return await self._turn(flat.text, ui)
+                return await self.turn(flat.text, ui)
         finally:
             self.cancels.discard(ui.cancelled)
 
-    async def _turn(self, text: str, ui: Any) -> dict[str, Any]:
+    async def turn(self, text: str, ui: Any) -> dict[str, Any]:
+        """Run one turn for `text` with the front end `ui` (within the turn lock); returns the
+        response's fields. Raises TurnFailed when the turn failed."""
         from mm.run import apply_facts
 
-        apply_facts(self.conv, await self.server.server_facts())
+        apply_facts(self.conv, await self.facts())
         if ui.cancelled.is_set():
             return self._response("cancelled")
         done = await self.conv.run_turn(text, ui)  # (a question with no answer at all is removed there)
@@ -99,23 +104,9 @@ class Session:
             raise TurnFailed(done.error or "the turn failed")
         return self._response(done.stop_reason)
 
-    async def _new(self, ui: Any) -> dict[str, Any]:
-        forgotten = len(self.conv.history) - 1
-        line = self.conv.new()
-        self.server.log(NEW_LOG.format(id=self.id, n=forgotten))
-        if self.conv.kept_as:
-            self.server.log(KEPT_LOG.format(id=self.id, kept=self.conv.kept_as))
-        return await self._command_done(line, ui)
-
-    async def _compact(self, ui: Any) -> dict[str, Any]:
-        from mm.run import apply_facts
-
-        apply_facts(self.conv, await self.server.server_facts())
-        line = await self.conv.compact()
-        self.server.log(COMPACT_LOG.format(id=self.id, line=line))
-        return await self._command_done(line, ui)
-
-    async def _command_done(self, line: str, ui: Any) -> dict[str, Any]:
+    async def command_done(self, line: str, ui: Any) -> dict[str, Any]:
+        """A slash command's end: its `line` as one agent_message_chunk, the usage_update, then
+        the response's fields (`cancelled` when the session was cancelled meanwhile)."""
         ui.outbox.put(text_chunk("agent_message_chunk", line))
         await self._usage_update(ui)
         return self._response("cancelled" if ui.cancelled.is_set() else "end_turn")

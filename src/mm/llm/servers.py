@@ -35,9 +35,25 @@ async def list_models(base_url: str, timeout: float = 5.0, api_key: str | None =
     timeout: seconds for the whole request. Raises LLMError: unreachable (nothing answers),
     server_error (HTTP status ≥ 400), malformed_stream (not a model list); one line naming the URL.
     """
+    return await _model_names(base_url.rstrip("/") + "/models", timeout, api_key)
+
+
+async def server_models(base_url: str, provider: str, timeout: float = 5.0, api_key: str | None = None) -> list[str]:
+    """The models a server offers, for `/model`: ollama's `GET /api/tags` (every model pulled,
+    `models[].name`), falling back to `GET {base_url}/models`; any other server's
+    `GET {base_url}/models` (list_models). Raises LLMError as list_models does."""
+    if provider == "ollama":
+        try:
+            return await _model_names(server_origin(base_url) + "/api/tags", timeout, api_key)
+        except LLMError:
+            pass
+    return await list_models(base_url, timeout, api_key)
+
+
+async def _model_names(url: str, timeout: float, api_key: str | None) -> list[str]:
+    """The model names a list at `url` gives (see list_models)."""
     import httpx
 
-    url = base_url.rstrip("/") + "/models"
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
         async with httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(url), verify=url.startswith("https:")) as client:
@@ -53,7 +69,8 @@ async def list_models(base_url: str, timeout: float = 5.0, api_key: str | None =
     if not isinstance(body, dict):
         raise LLMError("malformed_stream", NOT_A_LIST.format(url=shown_url(url)), url)
     names: list[str] = []
-    for entry in (body.get("data") or []) + (body.get("models") or []):
+    entries = [e for key in ("data", "models") if isinstance(body.get(key), list) for e in body[key]]
+    for entry in entries:
         if isinstance(entry, dict):
             name = entry.get("id") or entry.get("name") or entry.get("model")
             if isinstance(name, str) and name and name not in names:

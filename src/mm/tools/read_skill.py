@@ -48,9 +48,9 @@ def cut_to(text: str, limit: int) -> str:
 @dataclass
 class ReadSkill:
     """read_skill: kind `read`, never a permission; declared only with a non-empty `catalogue`
-    (the skills found in `directory` when the tool was built, mm.skills.load_catalogue)."""
+    (the skills found in `directories`, first wins, when the tool was built: mm.skills.load_catalogues)."""
 
-    directory: Path
+    directories: list[Path]
     catalogue: list[Skill]
     name: str = "read_skill"
     kind: ToolKind = "read"

@@ -66,7 +66,8 @@ def switched_on(key: bool | None, variable: str | None) -> bool:
 def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Registry:
     """Declare the tools the configuration asks for (mm-tools.md: bashTool, skillsDir, editTools,
     fetchContentTool, sessions.autoSearchMemory, mmConfigs, tools:; mnemo-tools.md: web_crawler, web_search).
-    `env` (default os.environ) holds ENABLE_WEB_CRAWL, ENABLE_WEB_SEARCH, BRAVE_API_KEY and MM_ASK_DEPTH. `cwd`, the working
+    `env` (default os.environ) holds ENABLE_WEB_CRAWL, ENABLE_WEB_SEARCH, BRAVE_API_KEY, MM_ASK_DEPTH, and
+    XDG_CONFIG_HOME and HOME for the user's skills. `cwd`, the working
     directory, is where a relative skillsDir is found; None: no read_skill (docs/skills.md)."""
     env = os.environ if env is None else env
     tools: list[Tool] = []
@@ -75,7 +76,7 @@ def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None, cw
 
         tools.append(Bash())
     if cwd is not None:
-        tools += _skill_tool(config, cwd)
+        tools += _skill_tool(config, cwd, env)
     if config.editTools:
         from mm.tools.edit.tool import EditFile
         from mm.tools.read_file import ReadFile
@@ -111,24 +112,38 @@ def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None, cw
     return Registry(tools)
 
 
-def _skill_tool(config: AgentConfig, cwd: Path) -> list[Tool]:
-    """read_skill, when skillsDir holds at least one skill (mm-tools.md §read_skill); each skill
-    file skipped is said on stderr. Nothing is scanned when the directory does not exist."""
-    from mm.skills import load_catalogue, skills_directory
+def _skill_tool(config: AgentConfig, cwd: Path, env: Mapping[str, str]) -> list[Tool]:
+    """read_skill, when the skill folders (skillsDir, .agents/skills, .claude/skills, the user's:
+    mm.skills.skill_directories) hold at least one skill (mm-tools.md §read_skill); each skill
+    file skipped or shadowed is said on stderr, once per process. Nothing is scanned in a folder
+    that does not exist."""
+    from mm.skills import load_catalogues, skill_directories
 
-    directory = skills_directory(config.skillsDir, cwd)
-    try:
-        present = directory is not None and directory.is_dir()
-    except OSError:  # a parent that cannot be searched, say
-        present = False
+    present = []
+    for directory in skill_directories(config.skillsDir, cwd, env):
+        try:
+            if directory.is_dir():
+                present.append(directory)
+        except OSError:  # a parent that cannot be searched, say
+            pass
     if not present:
         return []
-    catalogue = load_catalogue(directory, warn=lambda line: print(line, file=sys.stderr))
+    catalogue = load_catalogues(present, warn=_say_once)
     if not catalogue:
         return []
     from mm.tools.read_skill import ReadSkill
 
-    return [ReadSkill(directory, catalogue)]
+    return [ReadSkill(present, catalogue)]
+
+
+_said: set[str] = set()
+
+
+def _say_once(line: str) -> None:
+    """`line` on stderr, unless this process said it already (each ACP session builds its tools)."""
+    if line not in _said:
+        _said.add(line)
+        print(line, file=sys.stderr)
 
 
 def _web_tools(config: AgentConfig, env: Mapping[str, str]) -> list[Tool]:

@@ -19,20 +19,19 @@ from typing import Any
 from mm import __version__
 from mm.config.schema import AgentConfig
 from mm.engine.events import Event, PermissionAnswer
-from mm.ui.line.commands import (HELP, NO_MEMORY, NO_SESSIONS, QUITS, STATUS, UNKNOWN_COMMAND, WORKING, command_of,
-                                 is_a_prompt, question_command, run_waiting, shadowing_names)
+from mm.commands.sessions import NO_SESSIONS, RESUMED, session_to_resume, sessions_text
+from mm.ui.line.commands import (HELP, NO_EDITOR_HERE, NO_MEMORY, NO_WORDS, QUITS, STATUS, UNKNOWN_COMMAND,
+                                 WORKING, Services, command_of, is_a_prompt, question_command, run_waiting,
+                                 shadowing_names, words_after)
 from mm.ui.line.interrupts import Interrupts, Leave
 from mm.ui.line.keys import ask_line, newline_keys
 from mm.ui.line.view import LineView
-from mm.ui.resume import NOTHING_TO_RESUME, session_to_resume
 
 PROMPT = "› "
 BANNER = "mm v{version} · {model} · context window {window} · tools: {tools}"  # model: mm.llm.resolve.model_line
 CONNECTING = "connecting to the model server…"
 LEFT_ON = "mm: {signal} received: leaving"  # after SIGTERM (after SIGHUP nobody can read it)
-RESUMED = "resumed {id}: {n} message(s)"
-RESUME_HINT = "go on with one: /sessions <id> (or mm --resume <id>)"
-SESSIONS_SHOWN = 20
+ATTACHED = "📎 attached {path}"  # an `@path` of the prompt (mm.attach)
 
 
 class LineUI:
@@ -93,9 +92,10 @@ class LineUI:
             return otherwise
 
 
-def prompt_session(history_file: Path | None, input: Any = None, output: Any = None) -> Any:
+def prompt_session(history_file: Path | None, input: Any = None, output: Any = None, completer: Any = None) -> Any:
     """A PromptSession with history across runs (`history_file`, mm.ui.line.history: read in a
-    thread, only ever a regular file) and Esc-Enter for a new line."""
+    thread, only ever a regular file), Esc-Enter for a new line, Ctrl-X Ctrl-E for $EDITOR
+    (mm.ui.line.keys) and Tab completing with `completer` (mm.ui.line.complete; None: none)."""
     from prompt_toolkit import PromptSession
     from prompt_toolkit.history import InMemoryHistory, ThreadedHistory
 
@@ -104,7 +104,8 @@ def prompt_session(history_file: Path | None, input: Any = None, output: Any = N
         from mm.ui.line.history import PromptHistory
 
         history = ThreadedHistory(PromptHistory(history_file))
-    return PromptSession(history=history, key_bindings=newline_keys(), input=input, output=output)
+    return PromptSession(history=history, key_bindings=newline_keys(), input=input, output=output,
+                         completer=completer, complete_while_typing=False, tempfile_suffix=".md")
 
 
 def answer_session(session: Any) -> Any:
@@ -119,8 +120,8 @@ def answer_session(session: Any) -> Any:
     return PromptSession(key_bindings=session.key_bindings, input=session.input, output=session.output)
 
 
-async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any = None,
-               sessions: Any = None, first: str | None = None) -> int:
+async def repl(conv: Any, session: Any, view: LineView, banner: str, services: Services | None = None,
+               first: str | None = None) -> int:
     """Read prompts until /quit or end of input, running one turn per prompt — `first` (`mm
     "PROMPT"`) before any typed one; returns 0, or 128 + the signal's number after SIGTERM or
     SIGHUP (the work running then cancelled first).
@@ -132,7 +133,7 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any
     try:
         with Interrupts(getattr(session, "input", None), hang_up) as interrupts:
             try:
-                await _read_eval(conv, session, view, banner, memory, sessions, interrupts, first)
+                await _read_eval(conv, session, view, banner, services or Services(), interrupts, first)
             except Leave:
                 pass
             if interrupts.left_by is not None:
@@ -143,9 +144,10 @@ async def repl(conv: Any, session: Any, view: LineView, banner: str, memory: Any
         raise
 
 
-async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memory: Any, sessions: Any,
+async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, services: Services,
                      interrupts: Interrupts, first: str | None = None) -> None:
     """The REPL's loop (see repl); returns when the user leaves, raises Leave on a signal at the prompt."""
+    from mm.attach import attach_paths
     from mm.skills import catalogue_of, rewrite_skill_command, shadowed_line, shadowed_skills
 
     view.say(banner, style="bold", wrap=True)
@@ -154,7 +156,7 @@ async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memor
         view.say(shadowed_line(skill), style="dim", wrap=True)
 
     async def at_a_question(line: str) -> str | None:
-        return await question_command(conv, line, memory, sessions)
+        return await question_command(conv, line, services)
 
     answers = answer_session(session)
 
@@ -163,13 +165,16 @@ async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memor
 
     ui = make_ui(conv.cancel)
     given = [first] if first and first.strip() else []
+    edit: str | None = None  # /edit: the next prompt opens $EDITOR with this text
     while interrupts.left_by is None:
         try:
-            typed = await _next_line(session, view, interrupts, given)
+            typed = await _next_line(session, view, interrupts, given, edit)
         except KeyboardInterrupt:
             continue
         except EOFError:
             return
+        finally:
+            edit = None
         text = typed.strip()
         if not text:
             continue
@@ -181,14 +186,28 @@ async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memor
 
             await ask_command(conv, text, view, make_ui, interrupts.running)
             continue
-        if command is not None:
-            await _command(conv, text, command, view, memory, sessions, interrupts)
+        if command == "/edit":
+            edit = words_after(text)
+            if not hasattr(session, "default_buffer"):  # no terminal (mm.ui.line.plain)
+                view.say(NO_EDITOR_HERE)
+                edit = None
+            continue
+        if command == "/init":
+            text = _init(conv, text, view)
+            if not text:
+                continue
+        elif command is not None:
+            await _command(conv, text, command, view, services, interrupts)
             continue
         catalogue = catalogue_of(conv.registry)
         text = rewrite_skill_command(text, catalogue, shadowing_names(catalogue))  # `/greetings x` → `$greetings x`
         if text.startswith("/") and not is_a_prompt(typed):  # neither a command, a skill nor a path
             view.say(UNKNOWN_COMMAND.format(command=text.split()[0], help=HELP))
             continue
+        lines, attached = attach_paths(text, conv.cwd)  # `@path`, as over ACP (mm-acp.md §session/prompt)
+        for path in attached:
+            view.say(ATTACHED.format(path=path), style="dim")
+        text += lines
         try:
             view.start_turn()
             with interrupts.running(conv.cancel):
@@ -199,12 +218,12 @@ async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, memor
             return
 
 
-async def _next_line(session: Any, view: LineView, interrupts: Interrupts, given: list[str]) -> str:
+async def _next_line(session: Any, view: LineView, interrupts: Interrupts, given: list[str], edit: str | None) -> str:
     """The next line to run: a prompt `given` on the command line first (shown after the prompt
-    sign, as if typed, and kept in the prompt history), then what the user types. Raises as
-    `session.prompt_async` (KeyboardInterrupt, EOFError)."""
+    sign, as if typed, and kept in the prompt history), then what the user types (in $EDITOR
+    first after /edit). Raises as `session.prompt_async` (KeyboardInterrupt, EOFError)."""
     if not given:
-        return await interrupts.idle(session.prompt_async(PROMPT))
+        return await interrupts.idle(_prompt(session, edit))
     text = given.pop(0)
     view.say(PROMPT + text)
     history = getattr(session, "history", None)
@@ -213,7 +232,29 @@ async def _next_line(session: Any, view: LineView, interrupts: Interrupts, given
     return text
 
 
-async def _command(conv: Any, text: str, command: str, view: LineView, memory: Any, sessions: Any,
+def _prompt(session: Any, edit: str | None) -> Any:
+    """The next prompt of `session`; with `edit` (the words after /edit), one that opens $EDITOR
+    with them at once — the text written there comes back to the prompt, sent by Enter as after
+    Ctrl-X Ctrl-E (mm.ui.line.keys)."""
+    if edit is None:
+        return session.prompt_async(PROMPT)
+    return session.prompt_async(PROMPT, default=edit, pre_run=lambda: session.default_buffer.open_in_editor())
+
+
+def _init(conv: Any, text: str, view: LineView) -> str:
+    """`/init`: the prompt of its turn (mm.commands.init), said with INIT_STARTED; "" when it does
+    not run (words after it, an AGENTS.md already there, no write_file), the reason said."""
+    from mm.commands.init import INIT_STARTED, init_of
+
+    if text.lower() != "/init":
+        view.say(NO_WORDS.format(command="/init"))
+        return ""
+    prompt, refusal = init_of(conv)
+    view.say(refusal or INIT_STARTED, style=None if refusal else "dim")
+    return prompt
+
+
+async def _command(conv: Any, text: str, command: str, view: LineView, services: Services,
                    interrupts: Interrupts) -> None:
     """Run a slash command like a turn: a spinner while it waits, Esc, Ctrl-C and the leaving
     signals cancel it (mm.ui.line.commands.run_waiting); then its text."""
@@ -226,7 +267,7 @@ async def _command(conv: Any, text: str, command: str, view: LineView, memory: A
     try:
         view.start_turn(STATUS.get(command, WORKING))
         with interrupts.running(cancel):
-            shown = await run_waiting(conv, text, memory, sessions, cancelled)
+            shown = await run_waiting(conv, text, services, cancelled)
     finally:
         view.close()
     view.say(shown)
@@ -248,6 +289,19 @@ def memory_search(config: AgentConfig, cwd: Path) -> Any:
     return search
 
 
+def model_command(config: AgentConfig, endpoint: Any) -> Any:
+    """The `/model` command of line mode: `models(choice, conv)` lists the models of the server at
+    `endpoint` (no choice) or switches `conv` to the one named (mm.commands.model)."""
+    async def models(choice: str, conv: Any) -> str:
+        from mm.commands.model import models_text, switch_model
+
+        if not choice:
+            return await models_text(config, endpoint, conv.client.model)
+        return (await switch_model(conv, config, endpoint, choice))[0]
+
+    return models
+
+
 def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:
     """The start-up banner: the model and where it runs (mm.llm.resolve.model_line), the context
     window, the tools declared."""
@@ -256,32 +310,6 @@ def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:
     window = f"{conv.context_window} tokens" if conv.context_window else "unknown"
     return BANNER.format(version=__version__, model=model_line(endpoint), window=window,
                          tools=", ".join(conv.registry.names) or "none")
-
-
-async def sessions_text(config: AgentConfig, cwd: Path, choice: str = "", conv: Any = None) -> str:
-    """`/sessions`: the saved conversations, newest first; `/sessions <id>` goes on with that one
-    (the conversation left is let go: mm.sessions.store.SessionFile.claim). The files are read
-    in a thread: the event loop (Esc, Ctrl-C) never waits on the disk."""
-    from mm.sessions.load import SessionError, list_sessions, load_session
-
-    if not config.sessions.enabled:
-        return NO_SESSIONS
-    if choice and conv is not None:
-        from mm.run import resume_session
-
-        path = await asyncio.to_thread(session_to_resume, config, cwd, choice)
-        if isinstance(path, str):
-            return path
-        try:
-            loaded = await asyncio.to_thread(load_session, path)
-            return RESUMED.format(id=path.stem, n=resume_session(conv, path, loaded))
-        except SessionError as err:
-            return str(err)
-    found = (await asyncio.to_thread(list_sessions, cwd / config.sessions.dir))[:SESSIONS_SHOWN]
-    if not found:
-        return NOTHING_TO_RESUME.format(dir=cwd / config.sessions.dir)
-    lines = [f"{s.id} · {s.updated[:16].replace('T', ' ')} · {s.first_question[:80]}" for s in found]
-    return "\n".join(lines + [RESUME_HINT])
 
 
 async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, output: Any = None,
@@ -333,7 +361,9 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
         if input is None and not stdin_is_a_terminal():  # `mm < prompts.txt`: one prompt per line
             session: Any = PlainSession()
         else:
-            session = prompt_session(history_file, input, output)
+            from mm.ui.line.complete import PromptCompleter
+
+            session = prompt_session(history_file, input, output, PromptCompleter(conv))
         banner = "\n".join([banner_line(config, endpoint, conv)] + instructions.lines() + facts.warnings)
         if history_file is not None and not isinstance(session, PlainSession):
             from mm.ui.line.history import history_problem
@@ -343,8 +373,9 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
         if resumed is not None:
             banner += "\n" + RESUMED.format(id=resumed.stem, n=len(conv.history) - 1)
         try:
-            return await repl(conv, session, view, banner, memory_search(config, cwd),
-                              lambda choice, c: sessions_text(config, cwd, choice, c), prompt)
+            services = Services(memory_search(config, cwd), lambda choice, c: sessions_text(config, cwd, choice, c),
+                                model_command(config, endpoint))
+            return await repl(conv, session, view, banner, services, prompt)
         finally:
             await conv.close()  # the agents ask_agent started, the session file let go
     finally:

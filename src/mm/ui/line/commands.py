@@ -1,33 +1,54 @@
 """Line mode's slash commands: which words are commands, and what each one answers (mm-acp.md
-§/new, §/compact; mm-tools.md §search_memory for /memory; docs/line-mode.md §Slash commands).
+§/new, §/compact; mm-tools.md §search_memory for /memory; issue 11 point 6 for /help, /clear,
+/model, /resume, /cost, /init, /edit; docs/line-mode.md §Slash commands).
 
 The command word is matched without regard to case (`/QUIT` quits); the REPL intercepts these
-words before a skill's `/name` is rewritten, so a skill never takes one over (mm.skills).
+words before a skill's `/name` is rewritten, so a skill never takes one over (mm.skills). The
+table of commands and their descriptions is mm.commands' (shared with ACP).
 """
 
 from __future__ import annotations
 
 import asyncio
 import os
+from dataclasses import dataclass
 from typing import Any, Iterable
 
-HELP = ("/new · /compact · /usage · /memory <words> · /sessions · /ask <agent> <prompt> · /quit · "
-        "Esc Enter for a new line · Esc or Ctrl-C cancels the turn")
+from mm.commands import ALIASES, LINE_COMMANDS as TABLE
+from mm.commands.sessions import NO_SESSIONS
+
+HELP = "/help lists the commands · Tab completes · Esc Enter for a new line · Esc or Ctrl-C cancels the turn"
+KEYS = ("keys: Enter sends · Esc Enter (Alt-Enter) adds a line · Tab completes commands, skills and @files · "
+        "Ctrl-X Ctrl-E opens $EDITOR · Esc or Ctrl-C cancels the turn · Ctrl-D leaves")
 UNKNOWN_COMMAND = "unknown command {command} (to send it to the model, start the line with a space) — {help}"
-NO_SESSIONS = "sessions are off: set `sessions: {enabled: true}` in the agent file to keep conversations"
 NO_MEMORY = "/memory is off: set `sessions: {searchMemory: true}` in the agent file to search past conversations"
 NO_WORDS = "{command} takes nothing after it: type {command} alone"
 NOT_DURING_TURN = "{command} waits for the end of the turn: answer the question (or /skip, /abort) first"
 COMMAND_CANCELLED = "{command} cancelled"
+NO_EDITOR_HERE = "/edit needs a terminal: mm reads its prompts from a pipe here"
 # Every command the REPL handles, without the slash: a skill of one of these names is not offered.
-LINE_COMMANDS = ("quit", "exit", "new", "compact", "usage", "memory", "sessions", "ask")
+LINE_COMMANDS = tuple(c.name for c in TABLE)
 QUITS = ("/quit", "/exit")
-ALONE = ("/quit", "/exit", "/new", "/compact", "/usage")  # the commands that take no words
+ALONE = ("/quit", "/exit", "/new", "/clear", "/compact", "/usage", "/cost", "/help", "/init")  # take no words
 # The spinner's word while a command runs (one that answers at once shows none for long).
-STATUS = {"/compact": "Compacting the history", "/memory": "Searching past conversations"}
+STATUS = {"/compact": "Compacting the history", "/memory": "Searching past conversations",
+          "/model": "Asking the model server"}
 WORKING = "Working"
-# Read-only commands that answer at an ask_user question (then the question is asked again).
-AT_A_QUESTION = ("/usage", "/memory", "/sessions")
+# Read-only commands that answer at an ask_user question (then the question is asked again); with
+# words after them, /sessions, /resume and /model would change the conversation under the turn.
+AT_A_QUESTION = ("/usage", "/cost", "/memory", "/sessions", "/resume", "/help", "/model")
+CHANGES_WITH_WORDS = ("/sessions", "/resume", "/model")
+
+
+@dataclass
+class Services:
+    """What the commands that reach past the conversation call, each awaitable (None: off):
+    `memory(words, history)` searches past sessions (or answers why it cannot); `sessions(choice,
+    conv)` lists or resumes them; `models(choice, conv)` lists the server's models or switches."""
+
+    memory: Any = None
+    sessions: Any = None
+    models: Any = None
 
 
 def command_of(text: str) -> str | None:
@@ -70,40 +91,56 @@ def shadowing_names(catalogue: Iterable[Any]) -> list[str]:
     return list(LINE_COMMANDS) + [s.name for s in catalogue if s.name.lower() in LINE_COMMANDS]
 
 
-async def slash_command(conv: Any, text: str, memory: Any = None, sessions: Any = None) -> str:
+def help_of(conv: Any) -> str:
+    """`/help`: every line-mode command, then the skills offered as `/name`, then KEYS."""
+    from mm.commands import help_text
+    from mm.skills import advertised_skills, catalogue_of
+
+    catalogue = catalogue_of(conv.registry)
+    return help_text(TABLE, advertised_skills(catalogue, shadowing_names(catalogue)), KEYS)
+
+
+async def slash_command(conv: Any, text: str, services: Services | None = None) -> str:
     """Run a slash command typed at the prompt and return the text to show (mm-acp.md: /new,
-    /compact; mm-tools.md §search_memory: /memory). `memory(words, history)` searches past sessions
-    (or answers why it cannot); `sessions(choice, conv)` lists or resumes them (both awaitable). Words after a
+    /compact; mm-tools.md §search_memory: /memory; docs/line-mode.md for the others). An alias
+    (mm.commands.ALIASES: /clear, /cost, /resume, /exit) does what its command does. Words after a
     command that takes none answer NO_WORDS, and nothing runs; a word that is no command answers
-    UNKNOWN_COMMAND. Raises nothing of its own."""
+    UNKNOWN_COMMAND. /quit, /ask, /init and /edit are the REPL's own. Raises nothing of its own."""
+    services = services or Services()
     command = command_of(text)
     if command is None:
         return UNKNOWN_COMMAND.format(command=text.split()[0], help=HELP)
     rest = words_after(text)
     if command in ALONE and rest:
         return NO_WORDS.format(command=command)
-    if command == "/new":
+    does = "/" + ALIASES.get(command[1:], command[1:])
+    if does == "/help":
+        return help_of(conv)
+    if does == "/new":
         return conv.new()
-    if command == "/compact":
+    if does == "/compact":
         return await conv.compact()
-    if command == "/usage":
+    if does == "/usage":
         return conv.usage_text()
-    if command == "/sessions":
-        return await sessions(rest, conv) if sessions is not None else NO_SESSIONS
-    if command == "/memory":
-        return await memory(rest, conv.history) if memory is not None else NO_SESSIONS
+    if does == "/sessions":
+        return await services.sessions(rest, conv) if services.sessions is not None else NO_SESSIONS
+    if does == "/memory":
+        return await services.memory(rest, conv.history) if services.memory is not None else NO_SESSIONS
+    if does == "/model" and services.models is not None:
+        return await services.models(rest, conv)
     return UNKNOWN_COMMAND.format(command=command, help=HELP)
 
 
-async def run_waiting(conv: Any, text: str, memory: Any, sessions: Any, cancelled: asyncio.Event) -> str:
+async def run_waiting(conv: Any, text: str, services: Services | None, cancelled: asyncio.Event) -> str:
     """`slash_command`, stopped when `cancelled` is set: `/compact` itself honours the
     conversation's cancel() (and answers `[compact: failed, history kept: cancelled]`), any other
     command stops waiting and answers COMMAND_CANCELLED (a /memory search's thread is left to end
-    on its own; it changes nothing)."""
+    on its own; it changes nothing; a /model switch cancelled while the server is asked changes
+    nothing either: the switch is made once the server has answered)."""
     from mm.tools.waiting import Cancelled, unless_cancelled
 
     command = command_of(text)
-    work = slash_command(conv, text, memory, sessions)
+    work = slash_command(conv, text, services)
     if command == "/compact":
         return await work
     try:
@@ -112,16 +149,17 @@ async def run_waiting(conv: Any, text: str, memory: Any, sessions: Any, cancelle
         return COMMAND_CANCELLED.format(command=command)
 
 
-async def question_command(conv: Any, line: str, memory: Any, sessions: Any) -> str | None:
+async def question_command(conv: Any, line: str, services: Services | None) -> str | None:
     """A line typed at an ask_user question that is a line-mode command: its text to show (then
     the question is asked again), or None when the line is no command and so an answer.
 
-    /usage, /memory and /sessions (the list) answer as at the prompt; a command that would change
-    the conversation under the turn (/new, /compact, /ask, /sessions <id>) answers NOT_DURING_TURN.
+    /help, /usage (/cost), /memory, and /sessions (/resume) and /model without words answer as at
+    the prompt; a command that would change the conversation under the turn (/new, /clear,
+    /compact, /ask, /init, /edit, /sessions <id>, /model <name>) answers NOT_DURING_TURN.
     /skip, /abort, /quit and /exit are the question's own (mm.ui.line.ask)."""
     command = command_of(line)
     if command is None or command in QUITS:
         return None
-    if command in AT_A_QUESTION and not (command == "/sessions" and words_after(line)):
-        return await slash_command(conv, line, memory, sessions)
+    if command in AT_A_QUESTION and not (command in CHANGES_WITH_WORDS and words_after(line)):
+        return await slash_command(conv, line, services)
     return NOT_DURING_TURN.format(command=command)

@@ -1,5 +1,5 @@
-"""Line mode's keys at its prompts: Esc-Enter adds a line at the main prompt; Esc at a `🔐` or
-ask_user prompt gives up the question (docs/line-mode.md §Keys).
+"""Line mode's keys at its prompts: Esc-Enter adds a line and Ctrl-X Ctrl-E opens $EDITOR at the
+main prompt; Esc at a `🔐` or ask_user prompt gives up the question (docs/line-mode.md §Keys).
 
 prompt_toolkit is imported on first use (start-up time).
 """
@@ -17,7 +17,10 @@ class EscapePressed(Exception):
 @functools.cache
 def newline_keys() -> Any:
     """The main prompt's bindings (a prompt_toolkit KeyBindings): Esc then Enter (Alt-Enter) inserts
-    a new line. A lone Esc stays unbound there, so the two keys need no timeout to tell apart."""
+    a new line. A lone Esc stays unbound there, so the two keys need no timeout to tell apart.
+    Ctrl-X Ctrl-E opens the prompt in $VISUAL or $EDITOR (prompt_toolkit's Buffer.open_in_editor:
+    then /usr/bin/editor, nano, pico, vi, emacs); what is saved there comes back to the prompt,
+    sent by Enter — not at once as bash does, so the text is seen before it goes (docs/line-mode.md)."""
     from prompt_toolkit.key_binding import KeyBindings
 
     keys = KeyBindings()
@@ -25,6 +28,10 @@ def newline_keys() -> Any:
     @keys.add("escape", "enter")
     def _newline(event: Any) -> None:
         event.current_buffer.insert_text("\n")
+
+    @keys.add("c-x", "c-e")
+    def _editor(event: Any) -> None:
+        event.current_buffer.open_in_editor(validate_and_handle=False)
 
     return keys
 
