@@ -320,43 +320,37 @@ async def test_padded_old_on_last_line_without_final_newline(tmp_path):
     assert after == "a\nb\nC"
 
 
-async def test_form_feed_line_does_not_disturb_an_indent_match(tmp_path):
-    src = "def a():\n    pass\n\x0c\ndef b():\n    return 1\n"
-    result, after = await edit(tmp_path, src, one("def b():\n  return 1", "def b():\n  return 2"))
-    assert after == src.replace("return 1", "return 2")
+# Retypes whose file holds lines that are not indentation: a form feed line, a line separator
+# inside a string, a Markdown hard break, string and heredoc lines at column 0, a continuation
+# line aligned on a parenthesis. (id, file name, file, old, new, file after)
+LAYOUT_CASES = [
+    ("form-feed-line", "f.py", "def a():\n    pass\n\x0c\ndef b():\n    return 1\n",
+     "def b():\n  return 1", "def b():\n  return 2",
+     "def a():\n    pass\n\x0c\ndef b():\n    return 2\n"),
+    ("line-separator-in-string", "f.js", 'const s = "a\u2028b";\nfunction f() {\n  return s;\n}\n',
+     "function f() {\n    return s;\n}", "function f() {\n    return s + 1;\n}",
+     'const s = "a\u2028b";\nfunction f() {\n  return s + 1;\n}\n'),
+    ("markdown-hard-break", "f.md", "- a\n    - first line\n      second\n",
+     "  - first line\n    second", "  - first line  \n    second line",
+     "- a\n    - first line  \n      second line\n"),
+    ("string-at-column-0", "f.py", 'class A:\n    def f(self):\n        sql = """\nSELECT *\nFROM t\n"""\n        return sql\n',
+     '    sql = """\nSELECT *\nFROM t\n"""\n    return sql', '    sql = """\nSELECT *\nFROM t\nWHERE x\n"""\n    return sql',
+     'class A:\n    def f(self):\n        sql = """\nSELECT *\nFROM t\nWHERE x\n"""\n        return sql\n'),
+    ("heredoc-at-column-0", "s.sh", "#!/bin/sh\nsetup() {\n    cat > conf <<EOF\nkey=1\nother=2\nEOF\n    echo done\n}\n",
+     "\tcat > conf <<EOF\nkey=1\nother=2\nEOF\n\techo done", "\tcat > conf <<EOF\nkey=1\nother=2\nthird=3\nEOF\n\techo done",
+     "#!/bin/sh\nsetup() {\n    cat > conf <<EOF\nkey=1\nother=2\nthird=3\nEOF\n    echo done\n}\n"),
+    ("continuation-alignment", "f.py", "def f():\n    result = some_function(arg1,\n                           arg2)\n    return result\n",
+     "  result = some_function(arg1,\n                         arg2)",
+     "  result = some_function(arg1,\n                         arg2,\n                         arg3)",
+     "def f():\n    result = some_function(arg1,\n                           arg2,\n                           arg3)\n    return result\n"),
+]
 
 
-async def test_line_separator_inside_a_string_does_not_split_lines(tmp_path):
-    src = 'const s = "a\u2028b";\nfunction f() {\n  return s;\n}\n'
-    result, after = await edit(tmp_path, src, one("function f() {\n    return s;\n}", "function f() {\n    return s + 1;\n}"), "f.js")
-    assert after == src.replace("return s;", "return s + 1;")
-
-
-async def test_markdown_hard_break_in_new_survives_a_retype(tmp_path):
-    src = "- a\n    - first line\n      second\n"
-    result, after = await edit(tmp_path, src, one("  - first line\n    second", "  - first line  \n    second line"), "f.md")
-    assert after == "- a\n    - first line  \n      second line\n"
-
-
-async def test_column_zero_string_lines_stay_at_column_zero(tmp_path):
-    src = 'class A:\n    def f(self):\n        sql = """\nSELECT *\nFROM t\n"""\n        return sql\n'
-    result, after = await edit(tmp_path, src, one('    sql = """\nSELECT *\nFROM t\n"""\n    return sql',
-                                                  '    sql = """\nSELECT *\nFROM t\nWHERE x\n"""\n    return sql'))
-    assert after == src.replace("FROM t\n", "FROM t\nWHERE x\n")
-
-
-async def test_heredoc_body_at_column_zero_in_a_tab_retype(tmp_path):
-    src = "#!/bin/sh\nsetup() {\n    cat > conf <<EOF\nkey=1\nother=2\nEOF\n    echo done\n}\n"
-    result, after = await edit(tmp_path, src, one("\tcat > conf <<EOF\nkey=1\nother=2\nEOF\n\techo done",
-                                                  "\tcat > conf <<EOF\nkey=1\nother=2\nthird=3\nEOF\n\techo done"), "s.sh")
-    assert after == src.replace("other=2\n", "other=2\nthird=3\n")
-
-
-async def test_continuation_line_alignment_kept_in_a_retype(tmp_path):
-    src = "def f():\n    result = some_function(arg1,\n                           arg2)\n    return result\n"
-    result, after = await edit(tmp_path, src, one("  result = some_function(arg1,\n                         arg2)",
-                                                  "  result = some_function(arg1,\n                         arg2,\n                         arg3)"))
-    assert after == src.replace("arg2)", "arg2,\n                           arg3)")
+@pytest.mark.parametrize("name, content, old, new, want", [c[1:] for c in LAYOUT_CASES], ids=[c[0] for c in LAYOUT_CASES])
+async def test_retype_keeps_lines_that_are_not_indentation(tmp_path, name, content, old, new, want):
+    result, after = await edit(tmp_path, content, one(old, new), name)
+    assert not result.failed
+    assert after == want
 
 
 async def test_new_fitting_two_ways_is_refused(tmp_path):
