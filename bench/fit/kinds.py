@@ -16,6 +16,8 @@ from edit_cases import (EditCase, Target, _case, _count, _equal_pairs, _not_foun
 from mistakes import add_trailing, indentation_mistakes, lookalike, shift, tabs_to
 from sources import Source, kept_sources, stdlib_sources
 
+from mm.tools.edit.place import nesting_step
+
 Kind = Callable[[random.Random, Source], "EditCase | None"]
 ANY = lambda t: True  # noqa: E731
 
@@ -78,6 +80,38 @@ def new_in_file_frame(rng, src):
     if old is None or old == t.block:
         return None
     return _case("old mistyped, new in the file's indentation", t, text_of(old), text_of(t.meant), t.expected)
+
+
+def new_in_another_style(rng, src):
+    """old copied exactly, new typed in another indentation style: spaces in a tab-indented file,
+    tabs or two-space steps in a space-indented one (the slip public bug reports show most)."""
+    t = pick(rng, src, _change(rng, ("modify", "insert", "wrap", "modify2")), lambda t: any(
+        leading(line) for line in t.meant))
+    if t is None:
+        return None
+    if src.unit == "\t":
+        retype = tabs_to(rng.choice((2, 4, 8)))
+    else:
+        # tabs; or half-width steps, only when new opens a block (a narrower step alone, with
+        # nothing nested, cannot be told from a deliberate dedent: it is written as sent) and
+        # holds no alignment spaces (halved, 22 columns read as 6 levels as well as 5 and 2)
+        width = len(src.unit)
+        narrower = width > 2 and nesting_step(t.meant) is not None and all(
+            len(leading(line)) % width == 0 for line in t.meant)
+        def retype(lines, width=width, to=rng.choice(("\t", " " * (width // 2))) if narrower else "\t"):
+            out = []
+            for line in lines:
+                if blank(line):
+                    out.append("")
+                    continue
+                ind = leading(line)
+                levels, rest = divmod(len(ind), width)
+                out.append(to * levels + " " * rest + line[len(ind):])
+            return out
+    new = retype(t.meant)
+    if new is None or new == t.meant:
+        return None
+    return _case("old exact, new in another indentation style", t, text_of(t.block), text_of(new), retyped(t))
 
 
 def trailing_added(rng, src):
@@ -292,6 +326,7 @@ KINDS: list[tuple[Kind, tuple[str, ...]]] = [
     (two_loose, TABS + SPACES),
     (both_mistyped, TABS + SPACES),
     (new_in_file_frame, TABS + SPACES),
+    (new_in_another_style, TABS + SPACES),
     (middle_line_omitted, TABS + SPACES),
     *[(lookalikes(w), TABS + SPACES) for w in ("curly quotes", "non-breaking spaces", "dashes")],
 ]

@@ -75,20 +75,21 @@ class TextFile:
     eol: str
 
     def logical(self) -> str:
-        """Return the text with CRLF turned into LF when the file is pure CRLF."""
-        return self.text.replace("\r\n", "\n") if self.eol == "\r\n" else self.text
+        """Return the text with CRLF (or a lone CR) turned into LF when the file uses it alone."""
+        return self.text.replace(self.eol, "\n") if self.eol in ("\r\n", "\r") else self.text
 
     def physical(self, logical: str) -> str:
         """Return `logical` (LF text) as it goes on disk: file's line endings, BOM restored."""
-        body = logical.replace("\n", "\r\n") if self.eol == "\r\n" else logical
+        body = logical.replace("\n", self.eol) if self.eol in ("\r\n", "\r") else logical
         return (BOM if self.bom else "") + body
 
 
 def line_endings(text: str) -> str:
-    """Return "\\r\\n", "\\n" or "mixed" for `text` (str); "\\n" when it has no newline."""
+    """Return "\\r\\n", "\\n", "\\r" (old Mac files: CR alone) or "mixed" for `text` (str);
+    "\\n" when it has no newline."""
     crlf = text.count("\r\n")
     if crlf == 0:
-        return "\n"
+        return "\r" if "\r" in text and "\n" not in text else "\n"
     return "\r\n" if crlf == text.count("\n") else "mixed"
 
 

@@ -3,6 +3,7 @@ closest to it, with real line numbers (mm-tools.md §edit_file, How `old` is mat
 
 from __future__ import annotations
 
+import unicodedata
 from collections import Counter
 from mm.tools.edit.index import FileIndex
 from mm.tools.edit.reindent import blank
@@ -26,8 +27,9 @@ LOOKALIKES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d
 
 
 def _key(line: str) -> str:
-    """A line as compared to find the closest region: lookalikes read as ASCII, no indentation."""
-    return " ".join(line.translate(LOOKALIKES).split())
+    """A line as compared to find the closest region: lookalikes read as ASCII, Unicode
+    normalised (NFKC: a composed é and e + a combining accent are one), no indentation."""
+    return " ".join(unicodedata.normalize("NFKC", line.translate(LOOKALIKES)).split())
 
 
 def _by_key(index: FileIndex) -> dict[str, list[int]]:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from mm.tools.edit.closest import not_found
 from mm.tools.edit.index import FileIndex, find_all
-from mm.tools.edit.place import Region, place
+from mm.tools.edit.place import Region, foreign_style, place
 from mm.tools.edit.reindent import blank, leading_ws, stripped
 
 AMBIGUOUS = (
@@ -116,6 +116,10 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
     carry stays in the file (no two lines are joined by accident); when `old` began inside or
     after its first line's indentation, `new` is put in the file's frame."""
     q = p + len(old)
+    if old[:1] == new[:1] == "\n" and len(old) > 1 and len(new) > 1:  # a line break both carry is not replaced:
+        p, old, new = p + 1, old[1:], new[1:]  # two such edits on neighbouring lines do not overlap
+    if old[-1:] == new[-1:] == "\n" and len(old) > 1 and len(new) > 1:
+        q, old, new = q - 1, old[:-1], new[:-1]
     if new and old.startswith("\n") and not new.startswith("\n") and len(old) > 1:
         p, old = p + 1, old[1:]
     elif not new and old.startswith("\n") and old.endswith("\n") and len(old) > 1:
@@ -126,12 +130,16 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
     inside = p > start and not index.text[start:p].strip(" \t")  # old began inside or after the indentation
     if not new and inside and (old.endswith("\n") or q == index.line_end(q)):
         return Match(start, q, "", False)  # the lines go whole, not the text after part of their indentation
-    if not inside or ("\n" not in new and new[:1] not in (" ", "\t")):
+    if "\n" not in new and new[:1] not in (" ", "\t"):
         return Match(p, q, new, False)
-    model, _ = _lines(old)
     first = index.line_of(p)
-    region = Region(model, index.file_lines(first, len(model)), index.unit_near(first),
-                    content_start=not leading_ws(old))
+    unit = index.unit_near(first)
+    model, _ = _lines(old)
+    if not inside and (p != start or unit is None
+                       or not foreign_style(_lines(new)[0], unit, index.file_lines(first, len(model)))):
+        return Match(p, q, new, False)  # new in the file's style: written as sent
+    region = Region(model, index.file_lines(first, len(model)), unit,
+                    content_start=inside and not leading_ws(old))
     found = _placed(index, path, n, region, first, new, start, q)
     return found if isinstance(found, str) else Match(found.start, found.end, found.new, False)
 

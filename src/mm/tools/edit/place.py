@@ -1,21 +1,27 @@
-"""Putting `new` in the file's own indentation after a match that forgave whitespace
-(mm-tools.md §edit_file, How `old` is matched; issue 9, point 2; docs/tools-edit.md §Frames).
+"""Putting `new` in the file's own indentation (mm-tools.md §edit_file, How `old` is matched: "The
+file's indentation" is not relaxed; issue 9, point 2; docs/tools-edit.md §Frames).
 
 A model that mistyped `old`'s indentation may write `new` with the same mistake (the model's
-frame) or already as the file has it (the file's frame). Both readings are tried:
+frame) or already as the file has it (the file's frame); a model that copied `old` exactly may
+still type `new` in another style (spaces in a tab-indented file, two-space steps in a
+four-space one). The readings of `new` tried:
 
 - the model's frame: each indentation of `new` is mapped the way `old`'s lines map onto the
   matched file lines (line by line where `new` keeps or rewrites one of them, else by the
   indentation itself, else by whole units from the nearest known depth);
-- the file's frame: `new` is kept as it is.
+- the file's frame: `new` as sent;
+- new's own style, when it differs from the file's: `new`'s indentation mapped the way the lines
+  `new` keeps from `old` map onto the file, in `new`'s own unit.
 
 The reading under which `new` sits where the replaced lines sat wins: its first line at the
-depth of the line it replaces, no line shallower than the region, and the lines `new` keeps
-from `old` at their own depth. When both readings fit equally and differ, nothing is guessed:
-the edit is refused. When the model's indentation equals the file's, nothing moves.
+depth of the line it replaces, no line shallower than the region, no block opened without a
+deeper line after it, the lines kept from `old` at their own depth, the file's own indentation
+characters. When the best readings fit equally and differ — or the best one changes how `new`'s
+lines nest into each other — nothing is guessed: the edit is refused. When the model's
+indentation equals the file's and `new` is in the file's style, nothing moves.
 
 Only indentation moves: the rest of each line, trailing whitespace included, is written as sent
-(tests/cases/edits/edit-11), and a blank line is written empty.
+(tests/cases/edits/edit-11), and a re-indented blank line is written empty.
 """
 
 from __future__ import annotations
@@ -26,9 +32,9 @@ from difflib import SequenceMatcher
 
 from mm.tools.edit.reindent import TAB, blank, columns, depth, detect_unit, indentation, leading_ws, stripped
 
-
 OPENERS = (":", "{", "(", "[")
 CLOSERS = ("}", ")", "]")
+MAX_ALIGNED = 3000  # lines on each side past which the middle of old and new is not aligned (cost)
 
 
 @dataclass(frozen=True)
@@ -48,32 +54,59 @@ class Region:
 
 def place(region: Region, new: list[str]) -> list[str] | None:
     """Return `new` (lines without newlines) in the file's own indentation, or None when it
-    cannot be told which frame `new` was written in (the caller refuses the edit)."""
+    cannot be told how `new` was meant (the caller refuses the edit)."""
     align = _align(region.model, new)
+    file_unit = region.unit or detect_unit(region.file)
+    unit = file_unit or _unit_of([leading_ws(m) for m in region.model])
     pairs = [(leading_ws(m), leading_ws(f)) for m, f in zip(region.model, region.file) if not blank(m)]
-    if all(m == f for m, f in pairs):
+    foreign = file_unit is not None and foreign_style(new, file_unit, region.file)  # a file with no style keeps the model's
+    exact = all(m == f for m, f in pairs)  # old has the file's indentation: its style is the file's
+    model_unit = detect_unit(region.model) or _unit_of([leading_ws(m) for m in region.model])
+    own_style = foreign and (exact or foreign_style(new, model_unit))  # new typed unlike old, and unlike the file
+    if all(m == f for m, f in pairs) and not foreign:
         return new  # the model's indentation is the file's: nothing moves
-    mapper = _Mapper(region)
+    candidates = [(_file_frame(region, new), True)]
+    if not (exact and own_style):  # an exact old maps nothing: new's own style is its reading then
+        candidates.append((_Mapper(pairs, unit, new).indents(new, align, region), False))
+    if own_style:
+        candidates.append((_own_style(region, new, align, unit), False))
     readings = []
-    for indents, as_sent in ((mapper.indents(new, align), False), (_file_frame(region, new), True)):
+    changes = new != region.model
+    for indents, as_sent in candidates:
         lines = _emit(new, [i or "" for i in indents], as_sent)
-        possible = int(None not in indents)  # a reading that puts a line left of column 0 is wrong
-        readings.append(((possible, *_fit(region, new, align, lines)), lines))
-    (best, lines), (other, lines2) = sorted(readings, key=lambda r: r[0], reverse=True)
+        # a reading that puts a line left of column 0, or that turns a change into none, is wrong
+        possible = int(None not in indents and (lines != region.file or not changes))
+        readings.append(((possible, *_fit(region, new, align, lines, unit)), lines))
+    readings.sort(key=lambda r: r[0], reverse=True)
+    (best, lines), (other, lines2) = readings[0], readings[1]
     if best == other and lines != lines2:
         return None
+    if not _keeps_nesting(new, lines) or _flat_openers(lines) > _flat_openers(new):
+        return None  # the reading would change how new's lines nest: a block opened with nothing in it
     return lines
 
 
 def _align(model: list[str], new: list[str]) -> list[tuple[int, bool] | None]:
     """For each line of `new`: (index in `model`, kept unchanged) when it keeps or rewrites one
-    of old's lines in place, else None. Lines are compared without their indentation."""
+    of old's lines in place, else None. Lines are compared without their indentation; the lines
+    both start and end with are paired first, so a long retyped block costs little."""
+    a, b = [stripped(x) for x in model], [stripped(x) for x in new]
     out: list[tuple[int, bool] | None] = [None] * len(new)
-    matcher = SequenceMatcher(None, [stripped(x) for x in model], [stripped(x) for x in new], autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        out[head] = (head, True)
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        out[len(b) - 1 - tail] = (len(a) - 1 - tail, True)
+        tail += 1
+    mid_a, mid_b = a[head: len(a) - tail], b[head: len(b) - tail]
+    if len(mid_a) > MAX_ALIGNED and len(mid_b) > MAX_ALIGNED:
+        return out
+    for tag, i1, i2, j1, j2 in SequenceMatcher(None, mid_a, mid_b, autojunk=False).get_opcodes():
         if tag == "equal" or (tag == "replace" and i2 - i1 == j2 - j1):
             for i, j in zip(range(i1, i2), range(j1, j2)):
-                out[j] = (i, tag == "equal")
+                out[head + j] = (head + i, tag == "equal")
     return out
 
 
@@ -81,14 +114,95 @@ def _first(lines: list[str]) -> int | None:
     return next((i for i, line in enumerate(lines) if not blank(line)), None)
 
 
-def _file_frame(region: Region, new: list[str]) -> list[str]:
+def _unit_of(indents: list[str]) -> str:
+    return TAB if any(TAB in s for s in indents) else "    "
+
+
+def foreign_style(new: list[str], unit: str, around: list[str] | None = None) -> bool:
+    """True when `new` is indented in another style than the file's `unit`: a line led by spaces
+    alone in a tab-indented file, a tab in a space-indented one, or nesting steps of a narrower
+    width dividing the unit (two-space steps in a four-space file) that the file lines `around`
+    the edit do not show themselves (a docstring's `Args:` with its two-space items)."""
+    indents = [leading_ws(line) for line in new if not blank(line)]
+    if unit == TAB:
+        return any(len(s) >= 2 and TAB not in s for s in indents)
+    if any(TAB in s for s in indents):
+        return True
+    step = nesting_step(new)
+    return (step is not None and step < len(unit) and len(unit) % step == 0
+            and (around is None or nesting_step(around) != step))
+
+
+def nesting_step(lines: list[str]) -> int | None:
+    """The step, in columns, by which `lines` indent what a block opener (a line ending with `:`,
+    `{`, `(` or `[`) opens — the unit they were typed with, whatever their alignment spaces —
+    the most common one; None when no opener is followed by a deeper line."""
+    text = [line for line in lines if not blank(line)]
+    steps = Counter()
+    for line, after in zip(text, text[1:]):
+        if line.rstrip().endswith(OPENERS) and not after.lstrip(" \t").startswith(CLOSERS):
+            step = columns(leading_ws(after)) - columns(leading_ws(line))
+            if step > 1:  # a step of one column is alignment (a wrapped condition's `):`), not a unit
+                steps[step] += 1
+    return steps.most_common(1)[0][0] if steps else None
+
+
+def _file_frame(region: Region, new: list[str]) -> list[str | None]:
     """`new` read as written in the file's frame: kept, except a first line without
     indentation after a match that began after the indentation."""
-    indents = [leading_ws(line) for line in new]
+    indents: list[str | None] = [leading_ws(line) for line in new]
     k = _first(new)
     if k is not None and region.content_start and not indents[k]:
         indents[k] = leading_ws(region.file[0])
     return indents
+
+
+def _own_style(region: Region, new: list[str], align: list[tuple[int, bool] | None], unit: str) -> list[str | None]:
+    """`new` read in its own style: each line's depth counted in new's own unit — a tab for a
+    line led by tabs, else new's nesting step, else the columns per file unit of the
+    space-led lines it keeps or rewrites in place, else the file's width — and turned into the file's
+    units, from the offset most kept lines agree on (new's first line, standing for the line it
+    replaces, votes too and wins a tie: a line a change moved deeper votes for another
+    offset). Alignment spaces stay; a line that keeps or rewrites a file line at that line's
+    depth takes its exact indentation."""
+    spaced = [(columns(leading_ws(new[i])), depth(leading_ws(region.file[at[0]]), unit)[0])
+              for i, at in enumerate(align) if at is not None and not blank(new[i])
+              and leading_ws(new[i])[:1] == " "]  # kept or rewritten in place: at the same depth, mostly
+    ratios = Counter(c // lv for c, lv in spaced if lv and c % lv == 0)
+    step = " " * (nesting_step(new) or (ratios.most_common(1)[0][0] if ratios else
+                                        (len(unit) if unit != TAB else columns(TAB))))
+
+    def own_depth(line: str) -> tuple[int, int]:
+        ws = leading_ws(line)
+        return depth(ws, TAB if ws[:1] == TAB else step)
+
+    votes: Counter = Counter()
+    for i, at in enumerate(align):
+        if at is not None and at[1] and not blank(new[i]):
+            votes[own_depth(new[i])[0] - depth(leading_ws(region.file[at[0]]), unit)[0]] += 1
+    k = _first(new)
+    anchor = None
+    if k is not None:
+        at = align[k]
+        anchor = own_depth(new[k])[0] - depth(leading_ws(region.file[at[0] if at is not None else 0]), unit)[0]
+        votes[anchor] += 1
+    if not votes:
+        return [leading_ws(line) for line in new]
+    best = max(votes.values())
+    offset = anchor if anchor is not None and votes[anchor] == best else max(votes, key=votes.__getitem__)
+    out: list[str | None] = []
+    for line, at in zip(new, align):
+        if blank(line):
+            out.append("")
+            continue
+        levels, rest = own_depth(line)
+        if at is not None:
+            there = leading_ws(region.file[at[0]])
+            if depth(there, unit) == (levels - offset, rest):  # kept at its depth: the file's own indentation
+                out.append(there)
+                continue
+        out.append(None if levels < offset else indentation(levels - offset, rest, unit))
+    return out
 
 
 def _emit(new: list[str], indents: list[str], blanks_as_sent: bool) -> list[str]:
@@ -98,36 +212,24 @@ def _emit(new: list[str], indents: list[str], blanks_as_sent: bool) -> list[str]
             for line, ind in zip(new, indents)]
 
 
-def _fit(region: Region, new: list[str], align: list[tuple[int, bool] | None], lines: list[str]) -> tuple:
+def _fit(region: Region, new: list[str], align: list[tuple[int, bool] | None], lines: list[str], unit: str) -> tuple:
     """How well a reading of `new` sits in the region: (its first line at the depth of the line
     it replaces, minus the lines shallower than the region, minus the lines that open a block
-    (`:`, `{`, `(`, `[` at their end) not followed by a deeper line, the lines kept from old at
-    their own depth, the lines rewritten in place at the depth of the line they rewrite, the
-    lines indented with the file's own characters)."""
+    (`:`, `{`, `(`, `[` at their end) not followed by a deeper line, the lines indented with the
+    file's own characters, the lines kept from old at their own depth, the lines rewritten in
+    place at the depth of the line they rewrite)."""
     k = _first(new)
     if k is None:
         return (0, 0, 0, 0, 0, 0)
     at = align[k]
     target = leading_ws(region.file[at[0] if at is not None else 0])
-    unit = region.unit or TAB
-    floor = min((columns(leading_ws(f), len(unit)) for f in region.file if not blank(f)), default=0)
-    shallow = sum(1 for line in lines if not blank(line) and columns(leading_ws(line), len(unit)) < floor)
+    floor = min((columns(leading_ws(f)) for f in region.file if not blank(f)), default=0)
+    shallow = sum(1 for line in lines if not blank(line) and columns(leading_ws(line)) < floor)
     at_depth = Counter(a[1] for i, a in enumerate(align)
                        if a is not None and not blank(new[i]) and leading_ws(lines[i]) == leading_ws(region.file[a[0]]))
     own = sum(1 for line in lines if not blank(line) and _own_characters(leading_ws(line), unit))
-    return (int(leading_ws(lines[k]) == target), -shallow, -_flat_openers(lines, unit), at_depth[True],
-            at_depth[False], own)
-
-
-def _flat_openers(lines: list[str], unit: str) -> int:
-    """How many lines end by opening a block but are followed by a line no deeper (closing
-    lines — `}`, `)`, `]` — apart)."""
-    text = [line for line in lines if not blank(line)]
-    flat = 0
-    for line, after in zip(text, text[1:]):
-        if line.rstrip().endswith(OPENERS) and not after.lstrip(" \t").startswith(CLOSERS):
-            flat += columns(leading_ws(after), len(unit)) <= columns(leading_ws(line), len(unit))
-    return flat
+    return (int(leading_ws(lines[k]) == target), -shallow, -_flat_openers(lines), own, at_depth[True],
+            at_depth[False])
 
 
 def _own_characters(ws: str, unit: str) -> bool:
@@ -138,24 +240,52 @@ def _own_characters(ws: str, unit: str) -> bool:
     return TAB not in ws and len(ws) % len(unit) == 0
 
 
+def _flat_openers(lines: list[str]) -> int:
+    """How many lines end by opening a block but are followed by a line no deeper (closing
+    lines — `}`, `)`, `]` — apart)."""
+    text = [line for line in lines if not blank(line)]
+    flat = 0
+    for line, after in zip(text, text[1:]):
+        if line.rstrip().endswith(OPENERS) and not after.lstrip(" \t").startswith(CLOSERS):
+            flat += columns(leading_ws(after)) <= columns(leading_ws(line))
+    return flat
+
+
+def _keeps_nesting(new: list[str], lines: list[str]) -> bool:
+    """True when the reading `lines` nests `new`'s lines into each other as `new` does: every
+    line deeper, level or shallower than the one before it stays so. (A first line sent without
+    indentation, which continues at the file's, does not count.)"""
+    def sign(a: int, b: int) -> int:
+        return (b > a) - (b < a)
+
+    rows = [i for i, line in enumerate(new) if not blank(line)]
+    if rows and not leading_ws(new[rows[0]]) and leading_ws(lines[rows[0]]):
+        rows = rows[1:]
+    for i, j in zip(rows, rows[1:]):
+        a, b = leading_ws(new[i]), leading_ws(new[j])
+        if a[:1] and b[:1] and (a[0] == TAB) != (b[0] == TAB):
+            continue  # one led by a tab, the other by spaces: how they nest cannot be read
+        sent = sign(columns(a), columns(b))
+        made = sign(columns(leading_ws(lines[i])), columns(leading_ws(lines[j])))
+        if sent != made:
+            return False
+    return True
+
+
 class _Mapper:
-    """The model's indentation → the file's, learned from old's lines and the lines they matched."""
+    """The model's indentation → the file's, learned from pairs (model indent, file indent)."""
 
-    def __init__(self, region: Region):
-        self.region = region
+    def __init__(self, pairs: list[tuple[str, str]], unit: str, new: list[str]):
         self.known: dict[str, Counter] = {}
-        for m, f in zip(region.model, region.file):
-            if not blank(m):
-                self.known.setdefault(leading_ws(m), Counter())[leading_ws(f)] += 1
-        self.unit = region.unit or detect_unit(region.file) or self._model_unit()
-        self.step = self._step()
+        for m, f in pairs:
+            self.known.setdefault(m, Counter())[f] += 1
+        self.unit = unit
+        self.step = self._step(new)
 
-    def _model_unit(self) -> str:
-        models = list(self.known)
-        return TAB if any(TAB in m for m in models) else "    "
-
-    def _step(self) -> int:
-        """Columns of the model's indentation per unit of the file's."""
+    def _step(self, new: list[str]) -> int:
+        """Columns of the model's indentation per unit of the file's: from pairs at two depths
+        or more; else the step by which new indents what it opens (nesting_step); else the ratio
+        of a pair's columns to its depth in a tab-indented file; else the file's unit."""
         points = sorted({(depth(f, self.unit)[0], columns(m)) for m, fs in self.known.items() for f in fs
                          if depth(f, self.unit)[1] == 0})
         slopes = Counter()
@@ -164,28 +294,33 @@ class _Mapper:
                 slopes[(c2 - c1) // (l2 - l1)] += 1
         if slopes:
             return slopes.most_common(1)[0][0]
-        if any(TAB in m for m in self.known):
+        tabs = any(TAB in m for m in self.known)
+        opened = nesting_step(new)
+        if opened is not None:
+            return opened
+        if tabs:
             return columns(TAB)
         if self.unit == TAB:
             ratios = Counter(c // lv for lv, c in points if lv and c and c % lv == 0)
             return ratios.most_common(1)[0][0] if ratios else columns(TAB)
         return len(self.unit)
 
-    def indents(self, new: list[str], align: list[tuple[int, bool] | None]) -> list[str | None]:
+    def indents(self, new: list[str], align: list[tuple[int, bool] | None], region: Region | None) -> list[str | None]:
         """The file indentation of every line of `new`, read in the model's frame (None for a
-        line this reading would put left of column 0)."""
-        out = []
+        line this reading would put left of column 0). `region`: the match whose lines `align`
+        points into (None when `align` pairs nothing)."""
+        out: list[str | None] = []
         k = _first(new)
-        model0 = leading_ws(self.region.model[0])
+        model0 = leading_ws(region.model[0]) if region is not None else ""
         for i, line in enumerate(new):
             s = leading_ws(line)
             at = align[i]
             if blank(line):
                 out.append("")
-            elif at is not None and leading_ws(self.region.model[at[0]]) == s:
-                out.append(leading_ws(self.region.file[at[0]]))
-            elif i == k and not s and model0:  # a first line without indent stays at the file's
-                out.append(leading_ws(self.region.file[0]))
+            elif region is not None and at is not None and leading_ws(region.model[at[0]]) == s:
+                out.append(leading_ws(region.file[at[0]]))
+            elif region is not None and i == k and not s and model0:  # a first line without indent stays at the file's
+                out.append(leading_ws(region.file[0]))
             elif s in self.known:
                 out.append(self.known[s].most_common(1)[0][0])
             else:
@@ -197,6 +332,9 @@ class _Mapper:
         known depth, leftover columns kept as alignment spaces; None left of column 0."""
         want = columns(s)
         refs = [(columns(m), fs.most_common(1)[0][0]) for m, fs in self.known.items()]
+        if not refs:
+            levels, rest = divmod(want, self.step)
+            return indentation(levels, rest, self.unit)
         pure = [r for r in refs if r[0] <= want and (want - r[0]) % self.step == 0 and depth(r[1], self.unit)[1] == 0]
         below = [r for r in refs if r[0] <= want]
         ref = max(pure or below) if (pure or below) else min(refs)
