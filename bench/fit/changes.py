@@ -36,6 +36,14 @@ def blank(line: str) -> bool:
     return not line.strip(" \t")
 
 
+def opens_a_block(lines: list[str]) -> bool:
+    """True when a line ending with `:`, `{`, `(` or `[` is followed by a deeper one (the
+    benchmark's own test, independent of mm's)."""
+    text = [line for line in lines if not blank(line)]
+    return any(a.rstrip().endswith((":", "{", "(", "[")) and len(leading(b)) > len(leading(a)) + 1
+               for a, b in zip(text, text[1:]))
+
+
 def _touchable(block: list[str]) -> list[int]:
     """Indexes of the lines a change may rewrite: non-blank, holding a word or number."""
     return [i for i, line in enumerate(block) if not blank(line) and TOKEN.search(line)]

@@ -10,13 +10,11 @@ from __future__ import annotations
 import random
 from typing import Callable
 
-from changes import CHANGES, STRUCTURAL, TOKEN, blank, leading
+from changes import CHANGES, STRUCTURAL, TOKEN, blank, leading, opens_a_block
 from edit_cases import (EditCase, Target, _case, _count, _equal_pairs, _not_found, loose_count, pick,
                         text_of)
 from mistakes import add_trailing, indentation_mistakes, lookalike, shift, tabs_to
 from sources import Source, kept_sources, stdlib_sources
-
-from mm.tools.edit.place import nesting_step
 
 Kind = Callable[[random.Random, Source], "EditCase | None"]
 ANY = lambda t: True  # noqa: E731
@@ -96,7 +94,7 @@ def new_in_another_style(rng, src):
         # nothing nested, cannot be told from a deliberate dedent: it is written as sent) and
         # holds no alignment spaces (halved, 22 columns read as 6 levels as well as 5 and 2)
         width = len(src.unit)
-        narrower = width > 2 and nesting_step(t.meant) is not None and all(
+        narrower = width > 2 and opens_a_block(t.meant) and all(
             len(leading(line)) % width == 0 for line in t.meant)
         def retype(lines, width=width, to=rng.choice(("\t", " " * (width // 2))) if narrower else "\t"):
             out = []
