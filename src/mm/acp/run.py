@@ -14,6 +14,7 @@ from mm.config.schema import AgentConfig
 BANNER = "mm v{version} · acp · {model} · context window {window} · tools: {tools}"  # mm.llm.resolve.model_line
 NO_SERVER = "[acp] no model server yet: {error}"
 STARTED = "[acp] mm v{version} serves the Agent Client Protocol on stdio (agent file: {file})"
+STOPPED = "[acp] mm stopped: {error}"
 
 
 def log(line: str) -> None:
@@ -27,7 +28,8 @@ def log(line: str) -> None:
 
 
 def run_acp(config: AgentConfig, agent_file: Any = None) -> int:
-    """Serve ACP on stdio until the client closes stdin or a signal stops mm; returns 0.
+    """Serve ACP on stdio until the client closes stdin or a signal stops mm; returns 0 (1 when
+    the connection failed: the SDK could not be loaded).
     `agent_file`: the file the configuration came from (None: the defaults), for the first log line."""
     from mm.acp.logs import route_sdk_logs
     from mm.acp.wire import claim_stdout
@@ -41,14 +43,13 @@ def run_acp(config: AgentConfig, agent_file: Any = None) -> int:
 
 
 async def _serve(config: AgentConfig, wire: int, agent_file: Any) -> int:
-    from acp.agent.connection import AgentSideConnection
+    from pathlib import Path
 
+    from mm.acp.early import EarlyAnswers
     from mm.acp.model import ModelHandle
     from mm.acp.server import EditorAgent
     from mm.acp.wire import StdioTransport
-
-    from pathlib import Path
-
+    from mm.ask.agents import ask_depth
     from mm.skills import catalogue_of, shadowed_line, shadowed_skills
     from mm.tools.registry import build_registry
 
@@ -62,26 +63,35 @@ async def _serve(config: AgentConfig, wire: int, agent_file: Any) -> int:
             log(line)
 
     model = ModelHandle(config, ready)
+    watch: list[asyncio.Future] = []
+
+    def warm_up() -> None:  # once the first session is answered, beside the SDK's import (docs/acp.md §Start-up)
+        model.start()
+        watch.append(asyncio.ensure_future(_report_failure(model)))
+
     agent = EditorAgent(config, model, log)
+    transport = StdioTransport(sys.stdin.fileno(), wire, log, before_eof=agent.stop)
+    early = EarlyAnswers(transport, log, warm_up, at_once=ask_depth() > 0)  # an asking mm prompts at once
+    agent.early = early.notify  # the first session's commands go before the SDK is loaded
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         loop.add_signal_handler(sig, stop.set)
     log(STARTED.format(version=__version__, file=agent_file or "none, the defaults"))  # a signal now stops cleanly
-    model.start()
-    watch = asyncio.ensure_future(_report_failure(model))
-    transport = StdioTransport(sys.stdin.fileno(), wire, log, before_eof=agent.stop)
-    conn = AgentSideConnection(agent, transport, listening=False)
-    serving = asyncio.ensure_future(conn.listen())
+    serving = asyncio.ensure_future(early.serve(agent))
     stopping = asyncio.ensure_future(stop.wait())
     try:
         await asyncio.wait({serving, stopping}, return_when=asyncio.FIRST_COMPLETED)
     finally:
         await agent.stop()
-        for task in (serving, stopping, watch):
+        for task in (serving, stopping, *watch):
             task.cancel()
-        await asyncio.gather(serving, stopping, watch, return_exceptions=True)
+        await asyncio.gather(serving, stopping, *watch, return_exceptions=True)
         model.close()
+    error = serving.exception() if serving.done() and not serving.cancelled() else None
+    if error is not None:  # the SDK could not be loaded (a broken installation)
+        log(STOPPED.format(error=f"{type(error).__name__}: {error}"))
+        return 1
     return 0
 
 

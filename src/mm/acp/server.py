@@ -29,7 +29,12 @@ SKILL_HINT = "parameters, if this skill needs any"
 
 
 class EditorAgent:
-    """The ACP agent: sessions by id, one process-wide turn lock, the model handle."""
+    """The ACP agent: sessions by id, one process-wide turn lock, the model handle.
+
+    `early(session_id, update)` (awaitable, set by whoever serves it) sends a `session/update`
+    while the SDK is not loaded yet (mm.acp.early.EarlyAnswers.notify); without it, updates need
+    the SDK's connection.
+    """
 
     def __init__(self, config: AgentConfig, model: Any, log: Any = None):
         self.config, self.model = config, model
@@ -39,6 +44,7 @@ class EditorAgent:
         self.ids = CallIds()
         self.forms = False
         self.conn: Any = None
+        self.early: Any = None
         self._tasks: set[asyncio.Task] = set()
 
     def on_connect(self, conn: Any) -> None:
@@ -200,10 +206,10 @@ class EditorAgent:
             self.log(INSTRUCTIONS_LOG.format(id=session.id, line=line))
 
     def _cwd(self, cwd: str) -> Path:
-        from acp import RequestError
-
         path = Path(cwd) if isinstance(cwd, str) else None
         if path is None or not path.is_absolute() or not path.is_dir():
+            from acp import RequestError  # only here: session/new is answered before the SDK loads (mm.acp.early)
+
             raise RequestError.invalid_params({"cwd": cwd, "error": BAD_CWD.format(cwd=cwd)})
         return path
 
@@ -221,6 +227,9 @@ class EditorAgent:
         await self._notify(session.id, {"sessionUpdate": "available_commands_update", "availableCommands": commands})
 
     async def _notify(self, session_id: str, update: dict[str, Any]) -> None:
+        if self.conn is None and self.early is not None:  # the SDK is still loading: sent as built (mm.acp.early)
+            await self.early(session_id, update)
+            return
         from acp.schema import SessionNotification
 
         notification = SessionNotification.model_validate({"sessionId": session_id, "update": update})

@@ -45,6 +45,7 @@ class StdioTransport:
     def __init__(self, reader: int, out: int, log: Any = None, before_eof: Any = None):
         self._out, self._log, self._before_eof = out, log or (lambda line: None), before_eof
         self._bad_count = 0
+        self._unread: list[dict[str, Any]] = []
         self._lines: asyncio.Queue[bytes | None] = asyncio.Queue()
         self._outgoing: queue.Queue[tuple[bytes, asyncio.Future]] = queue.Queue()
         self._loop = loop = asyncio.get_running_loop()
@@ -71,8 +72,14 @@ class StdioTransport:
             except RuntimeError:  # the loop is closed: the process is ending
                 pass
 
+    def unread(self, message: dict[str, Any]) -> None:
+        """Make `message` the next one `receive` returns (read before the SDK took over, mm.acp.early)."""
+        self._unread.append(message)
+
     async def receive(self) -> dict[str, Any] | None:
         """The next JSON-RPC object, or None at the end of input; bad lines are answered here."""
+        if self._unread:
+            return self._unread.pop()
         while True:
             line = await self._lines.get()
             if line is None:
@@ -162,10 +169,16 @@ def _one_line_errors(message: dict) -> dict:
     data = error.get("data") if isinstance(error, dict) else None
     if not (isinstance(data, dict) and isinstance(data.get("errors"), list)):
         return message
+    rest = {k: v for k, v in data.items() if k != "errors"}
+    return {**message, "error": {**error, "data": {**rest, "error": errors_line(data["errors"]) or "invalid params"}}}
+
+
+def errors_line(errors: list) -> str:
+    """The first five of pydantic's validation errors (`ValidationError.errors()`) as one line:
+    `prompt.0.text: Field required; …` ("" for none)."""
     parts = []
-    for item in data["errors"][:5]:
+    for item in errors[:5]:
         if isinstance(item, dict):
             where = ".".join(str(p) for p in item.get("loc", ()))
             parts.append(f"{where}: {item.get('msg', 'invalid')}" if where else str(item.get("msg", "invalid")))
-    rest = {k: v for k, v in data.items() if k != "errors"}
-    return {**message, "error": {**error, "data": {**rest, "error": "; ".join(parts) or "invalid params"}}}
+    return "; ".join(parts)
