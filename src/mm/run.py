@@ -49,6 +49,10 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
         max_turns=config.maxTurns,
         context=config.context,
     )
+    if any(vars(config.hooks).values()):  # imported only when the agent file has hooks (start-up time)
+        from mm.hooks.point import Hooks
+
+        conv.hooks = Hooks(config.hooks)
     if config.sessions.enabled:
         from mm.llm.types import fix_surrogates
         from mm.sessions.store import SessionFile

@@ -10,7 +10,7 @@ from typing import Any, Awaitable, Callable
 from mm.acp.outbox import CallIds, Outbox
 from mm.ask.child import RELAYED_META  # `_meta` key of a chunk an asked agent wrote, naming it
 from mm.acp.toolcalls import call_locations, diff_content, result_content, text_chunk, tool_kind, tool_title
-from mm.engine.events import (Compacted, Event, PermissionAnswer, RelayedText, TextChunk, ThoughtChunk,
+from mm.engine.events import (Compacted, Event, HookLine, PermissionAnswer, RelayedText, TextChunk, ThoughtChunk,
                               ToolCallDone, ToolCallRunning, ToolCallStarted, UsageReport)
 
 PERMISSION_OPTIONS = [
@@ -72,6 +72,8 @@ class EditorFrontEnd:
         elif isinstance(event, UsageReport):
             used = event.usage.input_tokens + event.usage.output_tokens
             self.outbox.put({"sessionUpdate": "usage_update", "used": used, "size": self.window() or 0})
+        elif isinstance(event, HookLine):  # mm-acp.md §Transport, Logs: the failure lines of hooks
+            self.log(event.line)
         elif isinstance(event, Compacted):
             self.log(f"[acp] session {self.session_id}: {event.line}")
             self.outbox.put(text_chunk("agent_thought_chunk", event.line + "\n"))
@@ -105,6 +107,8 @@ class EditorFrontEnd:
                                     "rawOutput": {"output": result.text}}
         if result.locations:
             finished["locations"] = [{"path": str(p)} for p in result.locations]
+        if event.title:  # a call a hook denied: `<tool> — denied by a hook`
+            finished["title"] = event.title
         acp_id = self._ids.get(event.call_id)
         if acp_id is None:  # refused before it could start (unknown tool, invalid arguments)
             self.outbox.put({**self._announce(self.ids.next(), event.name, event.arguments), **finished})

@@ -189,6 +189,7 @@ class EditorAgent:
         from mm.run import build_conversation
 
         conv = build_conversation(self.config, LazyClient(self.model), cwd, instructions=instructions)
+        conv.session_id = session_id  # the id hooks are given (docs/hooks.md §Input)
         if conv.session is not None:
             conv.session.id = session_id
         session = self.sessions[session_id] = Session(session_id, cwd, conv, self, instructions=instructions.lines())

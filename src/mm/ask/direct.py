@@ -17,12 +17,14 @@ EXCHANGE_QUESTION = "/ask {agent} {prompt}"
 
 
 async def ask_agent_once(tool: Any, agent: str, prompt: str, ui: Any, cwd: Path, settings: Any,
-                         cancelled: asyncio.Event) -> Any:
-    """Ask `agent` through `tool` (mm.tools.ask_agent.AskAgent) with `ui` as the front end;
-    returns the ToolResult the tool would give (its errors included)."""
+                         cancelled: asyncio.Event, hooks: Any = None, session_id: str = "") -> Any:
+    """Ask `agent` through `tool` (mm.tools.ask_agent.AskAgent) with `ui` as the front end, the
+    preAsk and postAsk `hooks` around it (mm.hooks.point.Hooks, given `session_id`); returns the
+    ToolResult the tool would give (its errors included)."""
     from mm.tools.base import ToolContext
 
-    ctx = ToolContext(cwd=cwd, settings=settings, cancelled=cancelled, interaction=ui)
+    ctx = ToolContext(cwd=cwd, settings=settings, cancelled=cancelled, interaction=ui, hooks=hooks,
+                      session_id=session_id)
     return await tool.run({"agent": agent, "prompt": prompt}, ctx)
 
 
@@ -75,8 +77,14 @@ async def _ask(config: AgentConfig, tool: Any, agent: str, prompt: str) -> int:
     ui = AskUI(config.previewLines, on_closed_output=cancelled.set)
     settings = Settings(max_output=config.maxOutput, preview_lines=config.previewLines,
                         watchdog_timeout=config.watchdogTimeout)
+    hooks, session_id = None, ""
+    if any(getattr(config.hooks, event) for event in ("preAsk", "postAsk")):
+        from mm.hooks.point import Hooks
+        from mm.sessions.store import new_session_id
+
+        hooks, session_id = Hooks(config.hooks), new_session_id()
     try:
-        result = await ask_agent_once(tool, agent, prompt, ui, Path.cwd(), settings, cancelled)
+        result = await ask_agent_once(tool, agent, prompt, ui, Path.cwd(), settings, cancelled, hooks, session_id)
     finally:
         await tool.close()
     ui.finish()

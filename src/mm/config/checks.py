@@ -19,7 +19,7 @@ Where = Callable[[tuple], str]  # the place a key was set: "<file>:<line>", "--b
 def check(config: AgentConfig, where: Where) -> str | None:
     """Return the first problem as `<where>: <key>: <problem>`, or None when the configuration can work."""
     for problem in (_base_url(config, where), _model_file(config, where), _tools(config, where),
-                    _asked_agents(config, where)):
+                    _asked_agents(config, where), _hooks(config, where)):
         if problem:
             return problem
     return None
@@ -102,4 +102,32 @@ def _asked_agents(config: AgentConfig, where: Where) -> str | None:
             return f"{at}: config: {entry.config} is not a regular file — name the agent file itself"
         if entry.config and not Path(entry.config).is_file():
             return f"{at}: config: no such agent file {entry.config}"
+    return None
+
+
+def _hooks(config: AgentConfig, where: Where) -> str | None:
+    """Each hook has a command (an argv of strings, or a line), a matcher that can pick calls, and
+    no matcher on preGeneration, which has no name to match (docs/hooks.md)."""
+    from dataclasses import fields
+
+    for event in (f.name for f in fields(config.hooks)):
+        for i, entry in enumerate(getattr(config.hooks, event)):
+            at = f"{where(('hooks', event, i))}: hooks.{event}[{i}]"
+            command = entry.command
+            if isinstance(command, str) and not command.strip():
+                return f"{at}.command: the command line is empty — give the command to run"
+            if isinstance(command, list) and command and all(isinstance(a, str) for a in command):
+                if not command[0].strip():
+                    return f"{at}.command: the program (its first item) is empty"
+            elif not isinstance(command, str):
+                return (f"{at}.command: a hook's command is a list of strings (the program and its arguments) "
+                        f"or one string (run with bash -c), not {command!r}")
+            if entry.matcher is not None and event == "preGeneration":
+                return f"{at}.matcher: a preGeneration hook has no matcher: it runs for every prompt"
+            if entry.matcher is not None:
+                from mm.hooks.point import matcher_problem
+
+                problem = matcher_problem(entry.matcher)
+                if problem:
+                    return f"{at}.matcher: {problem}"
     return None

@@ -119,6 +119,28 @@ class AskedAgentEntry:
 
 
 @dataclass
+class HookEntry:
+    """One hook (docs/hooks.md): the command run at its event for the calls `matcher` names."""
+
+    __pydantic_config__ = FORBID
+    command: Any  # an argv (list of strings), or a line run with `bash -c`: checked by mm.config.checks
+    matcher: str | None = None  # a tool name (an agent name for the ask events) or a regular expression; none: all
+    timeout: Annotated[float, Gt(0)] = 10.0  # seconds before its process group is killed
+
+
+@dataclass
+class HooksConfig:
+    """`hooks:`: each event's hooks, run in this order (docs/hooks.md)."""
+
+    __pydantic_config__ = FORBID
+    preToolCall: list[HookEntry] = field(default_factory=list)
+    postToolCall: list[HookEntry] = field(default_factory=list)
+    preAsk: list[HookEntry] = field(default_factory=list)
+    postAsk: list[HookEntry] = field(default_factory=list)
+    preGeneration: list[HookEntry] = field(default_factory=list)
+
+
+@dataclass
 class AgentConfig:
     """The whole agent file. Keys are camelCase, as in the references."""
 
@@ -151,6 +173,7 @@ class AgentConfig:
     webSearch: WebSearchConfig = field(default_factory=WebSearchConfig)
     acp: AcpConfig = field(default_factory=AcpConfig)
     mmConfigs: dict[str, AskedAgentEntry] = field(default_factory=dict)  # agents ask_agent can ask
+    hooks: HooksConfig = field(default_factory=HooksConfig)  # commands run at tool calls, hand-offs, prompts
 
 
 def constraint_names() -> dict[str, Any]:

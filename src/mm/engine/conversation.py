@@ -26,6 +26,7 @@ MAX_TURNS_REACHED = (
 )
 CANCELLED = "[error: cancelled]"
 NOT_RUN = "[error: not run — the turn was stopped before this call]"
+PROMPT_BLOCKED = "[prompt blocked by a hook: {reason}]"  # a preGeneration hook denied (docs/hooks.md)
 UNKNOWN_TOOL_NOTE = (
     '[mm: your answer holds a call of "{name}", but there is no tool of that name — the tools are: {names}. '
     "Call one of them, with its arguments as a JSON object]"
@@ -80,6 +81,8 @@ class Conversation:
     refuse_overflow: bool = False  # the server cuts a longer prompt silently (ollama): never send one
     context: ContextConfig = field(default_factory=ContextConfig)  # compaction settings (`context:`)
     meter: TokenMeter = field(default_factory=TokenMeter)  # the server's last measure of the history
+    hooks: Any = None  # the agent file's hooks (mm.hooks.point.Hooks), None when it has none
+    session_id: str = ""  # the id hooks are given when no session file names the conversation (ACP's)
 
     def __post_init__(self) -> None:
         if not self.history:
@@ -103,10 +106,21 @@ class Conversation:
         (mm.engine.compaction.prompt_too_large), the model not called.
         """
         self._cancel = asyncio.Event()
+        contexts: list[str] = []
+        if self.hooks is not None and self.hooks.wants("preGeneration"):
+            blocked = await self._before_generation(prompt, ui)
+            if isinstance(blocked, TurnDone):
+                ui.emit(blocked)
+                return blocked
+            prompt, contexts = blocked
         if "$" in prompt:  # a skill named `$name`: the model is told to read it (docs/skills.md)
             from mm.skills import catalogue_of, resolve_skill_notation
 
             prompt = resolve_skill_notation(prompt, catalogue_of(self.registry))
+        if contexts:  # after the skill's note: memory search cuts a question at the marker (mm.sessions.units)
+            from mm.hooks.point import with_context
+
+            prompt = with_context(prompt, contexts)
         message = {"role": "user", "content": fix_surrogates(prompt)}
         too_large = self._too_large(message)
         if too_large:  # it could only be cut to fit: refused, the history untouched
@@ -130,9 +144,34 @@ class Conversation:
         ui.emit(done)
         return done
 
+    async def _before_generation(self, prompt: str, ui: Interaction) -> tuple[str, list[str]] | TurnDone:
+        """The preGeneration hooks on `prompt` (docs/hooks.md): the prompt to send (a hook may
+        replace it) and the contexts to append to it; or the TurnDone of a prompt a hook blocked
+        (PROMPT_BLOCKED, nothing sent, the history unchanged) or of a turn cancelled meanwhile."""
+        outcome = await self.hooks.run("preGeneration", {"prompt": prompt}, cwd=self.cwd, session_id=self.id_for_hooks,
+                                       ui=ui, cancelled=self._cancel)
+        if self._cancel.is_set():
+            return TurnDone("cancelled", Recap())
+        if outcome.denied:
+            return TurnDone("error", Recap(), error=PROMPT_BLOCKED.format(reason=outcome.reason))
+        return (outcome.replace if outcome.replace is not None else prompt), outcome.contexts
+
+    @property
+    def id_for_hooks(self) -> str:
+        """The session id hooks are given: the session file's, else `session_id` (made on first
+        use when nobody gave one: a conversation without a session file, outside ACP)."""
+        if self.session is not None:
+            return self.session.id
+        if not self.session_id:
+            from mm.sessions.store import new_session_id
+
+            self.session_id = new_session_id()
+        return self.session_id
+
     async def _loop(self, ui: Interaction, recap: Recap) -> TurnDone:
         ctx = ToolContext(cwd=self.cwd, settings=self.settings, cancelled=self._cancel, interaction=ui,
-                          previous_answer=self._last_answer(), history=list(self.history))
+                          previous_answer=self._last_answer(), history=list(self.history), hooks=self.hooks,
+                          session_id=self.id_for_hooks)
         edit_noted = False  # an edit written in the answer was pointed out (once per turn)
         for _ in range(self.max_turns):
             try:

@@ -57,6 +57,7 @@ class ToolCallDone:
     name: str
     arguments: dict[str, Any]
     result: ToolResult
+    title: str | None = None  # the call's title from now on: `<tool> — denied by a hook` (mm-acp.md)
 
 
 @dataclass
@@ -76,6 +77,14 @@ class Answered:
     turn's requests with it (docs/scripting.md: `num_turns`)."""
 
     tool_calls: int = 0
+
+
+@dataclass
+class HookLine:
+    """A line about a hook for the user, not the model (docs/hooks.md §Failures): `🪝 <event> hook
+    <command> <what happened> — ignored`, or a hook's own message. On stderr in `mm -p` and ACP."""
+
+    line: str
 
 
 @dataclass
@@ -116,7 +125,7 @@ class TurnDone:
 
 
 Event = (TextChunk | ThoughtChunk | Composing | ToolCallStarted | ToolCallRunning | ToolCallDone | RelayedText
-         | Answered | UsageReport | Compacted | TurnDone)
+         | Answered | HookLine | UsageReport | Compacted | TurnDone)
 
 PermissionAnswer = Literal["allow_once", "allow_always", "reject_once", "reject_always"]
 

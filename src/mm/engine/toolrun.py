@@ -22,6 +22,8 @@ UNPARSABLE = "the arguments are not a JSON object: {error}"
 REJECTED = "[{name} rejected by the user]"
 REJECTED_BASH = "[command rejected by the user]"
 OVER_MAX_OUTPUT = "[... truncated to maxOutput ({limit} characters): {shown} of {total} characters shown ...]"
+DENIED = "[denied by a hook: {reason}]"  # docs/hooks.md; mm-acp.md §session/update notifications sent
+DENIED_TITLE = "{tool} — denied by a hook"  # the ACP title of a call a preToolCall hook denied
 
 
 @dataclass
@@ -41,14 +43,16 @@ class CallOutcome:
     stop_error: str | None = None
 
 
-def held_to(text: str, limit: int) -> str:
+def held_to(text: str, limit: int, max_output: int | None = None) -> str:
     """`text` within `limit` characters (maxOutput): whole when it fits, else its start and
-    OVER_MAX_OUTPUT. Every tool result passes here, whatever the tool did itself (issue 10.5)."""
+    OVER_MAX_OUTPUT, which names `max_output` (default `limit`: less room is left when hook
+    context follows). Every tool result passes here, whatever the tool did itself (issue 10.5)."""
     from mm.tools.truncate import cut_to
 
     if len(text) <= limit:
         return text
-    return cut_to(text, max(limit, 0), lambda shown: OVER_MAX_OUTPUT.format(limit=limit, shown=shown, total=len(text)))
+    said = limit if max_output is None else max_output
+    return cut_to(text, max(limit, 0), lambda shown: OVER_MAX_OUTPUT.format(limit=said, shown=shown, total=len(text)))
 
 
 def rejection_text(name: str) -> str:
@@ -60,13 +64,14 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
                    permissions: Permissions, yolo: bool, loops: LoopDetector) -> CallOutcome:
     """Run one tool call end to end and return its outcome; never raises for a bad call.
 
-    Order: unknown tool or unparsable arguments → message; coercion (mm.tools.coerce);
-    permission when `yolo` is false and the tool needs it; the tool; the loop detector (its note
-    appended, or its stop error as the result).
+    Order: unknown tool or unparsable arguments → message; coercion (mm.tools.coerce); the
+    preToolCall hooks; permission when `yolo` is false and the tool needs it (or a hook asks);
+    the tool; the postToolCall hooks; the loop detector (its note appended, or its stop error as
+    the result).
     """
     from mm.tools.coerce import coerce_tool_args, invalid_call_message
 
-    tool = registry.get(call.name)
+    tool, title = registry.get(call.name), None
     arguments: dict[str, Any] = fix_surrogates(call.arguments) if call.arguments is not None else {}
     if tool is None:
         text = UNKNOWN_TOOL.format(name=call.name, names=", ".join(registry.names)) if registry.names else \
@@ -84,8 +89,7 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
         if problem is not None:
             result = ToolResult(problem, failed=True)
         else:
-            arguments = coerced
-            result = await _permitted_run(tool, arguments, ctx, ui, permissions, yolo, call.id)
+            result, arguments, title = await _hooked_run(tool, coerced, ctx, ui, permissions, yolo, call.id)
     failed = result.failed and result.text != rejection_text(call.name)  # the user's refusal is no failure
     limit = ctx.settings.max_output
     result.text = held_to(result.text, limit)
@@ -101,14 +105,82 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
         outcome.stop_error = result.stop
     result.text = fix_surrogates(result.text)  # a file name that is not UTF-8, say
     shown = arguments if call.arguments is not None else call.raw_arguments  # what was sent, for display
-    ui.emit(ToolCallDone(call.id, call.name, shown, result))
+    ui.emit(ToolCallDone(call.id, call.name, shown, result, title))
     return outcome
 
 
+async def _hooked_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui: Interaction,
+                      permissions: Permissions, yolo: bool,
+                      call_id: str) -> tuple[ToolResult, dict[str, Any], str | None]:
+    """A valid call between its hooks (docs/hooks.md): the one place every tool call passes —
+    built-in, declared, MCP. Returns the result, the arguments it ran with (a hook may rewrite
+    them) and the call's new title (DENIED_TITLE) when a preToolCall hook denied it: then nothing
+    ran and no permission was asked."""
+    hooks = ctx.hooks
+    if hooks is None or not (hooks.wants("preToolCall", tool.name) or hooks.wants("postToolCall", tool.name)):
+        return await _permitted_run(tool, arguments, ctx, ui, permissions, yolo, call_id), arguments, None
+    from mm.hooks.point import with_context
+    from mm.tools.process import CANCELLED_LINE
+
+    where = {"name": tool.name, "cwd": ctx.cwd, "session_id": ctx.session_id, "ui": ui, "cancelled": ctx.cancelled}
+    fields = {"tool_name": tool.name, "tool_input": arguments, "tool_use_id": call_id}
+    before = await hooks.run("preToolCall", fields, check_input=lambda given: _coerced(tool, given), **where)
+    arguments = before.input if before.input is not None else arguments
+    retitle = None
+    if before.denied or before.replace is not None or ctx.cancelled.is_set():
+        ui.emit(ToolCallStarted(call_id, tool.name, arguments, _title(tool, arguments, ctx)))
+        if before.denied:
+            result = ToolResult(DENIED.format(reason=before.reason), failed=True)
+            retitle = DENIED_TITLE.format(tool=tool.name)
+        elif ctx.cancelled.is_set():
+            result = ToolResult(CANCELLED_LINE, failed=True)
+        else:  # the hook answered in the tool's place
+            result = ToolResult(before.replace or "")
+    else:
+        result = await _permitted_run(tool, arguments, ctx, ui, permissions, yolo, call_id, before.decision)
+    contexts = list(before.contexts)
+    refused = result.failed and result.text == rejection_text(tool.name)
+    ran = retitle is None and before.replace is None and not refused
+    if ran and not ctx.cancelled.is_set():
+        fields = {**fields, "tool_input": arguments, "tool_output": result.text, "tool_response": result.text,
+                  "failed": result.failed}
+        after = await hooks.run("postToolCall", fields, **where)
+        contexts += after.contexts
+        if after.denied:  # the output is withheld from the model
+            result = ToolResult(DENIED.format(reason=after.reason), failed=True, locations=result.locations)
+        elif after.replace is not None:
+            result.text, result.preview, result.summary = after.replace, None, None
+    limit = ctx.settings.max_output
+    result.text = with_context(result.text, contexts, limit, lambda text, room: held_to(text, room, limit))
+    return result, arguments, retitle
+
+
+def _coerced(tool: Any, given: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+    """A tool input a hook rewrote, coerced like the model's (mm.tools.coerce), or the problem."""
+    from mm.tools.coerce import coerce_tool_args
+
+    try:
+        return coerce_tool_args(tool, fix_surrogates(given))
+    except Exception as err:  # a coercer bug must not end the turn
+        return None, f"{type(err).__name__}: {err}"
+
+
+def _title(tool: Any, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+    """The tool's own title for the call (a declared tool's argv), when it gives one."""
+    return tool.title(arguments, ctx) if callable(getattr(tool, "title", None)) else None
+
+
 async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui: Interaction,
-                         permissions: Permissions, yolo: bool, call_id: str) -> ToolResult:
-    title = tool.title(arguments, ctx) if callable(getattr(tool, "title", None)) else None
-    asks = (_needs_permission(tool, arguments, ctx) and not yolo and tool.name not in permissions.always_allow)
+                         permissions: Permissions, yolo: bool, call_id: str, decision: str | None = None) -> ToolResult:
+    """Ask the permission when it is needed, then run the tool. `decision`: a preToolCall hook's
+    "allow" (not asked, unless the user said never) or "ask" (asked even with `yolo`)."""
+    title = _title(tool, arguments, ctx)
+    if decision == "ask":
+        asks = True
+    elif decision == "allow":
+        asks = tool.name in permissions.always_reject
+    else:
+        asks = _needs_permission(tool, arguments, ctx) and not yolo and tool.name not in permissions.always_allow
     preview, planned = _preview(tool.name, arguments), None
     if asks and tool.name not in permissions.always_reject:
         planned = await _planned_change(tool, arguments, ctx)

@@ -15,7 +15,8 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 
-HOOK_CONTEXT = "[context added by a hook]"  # mm-tools.md §ask_agent, Hooks: what precedes hook context
+from mm.hooks import CONTEXT_MARKER
+
 NOTE_PREFIXES = ("[mm:", "[prompt blocked by a hook")  # mm's own notes in the user role
 WORD = re.compile(r"\w+")
 _MARKS: dict[int, None] | None = None
@@ -80,8 +81,8 @@ def text_of(message: dict) -> str:
 def question_text(text: str) -> str:
     """A user question without the context a hook appended after `[context added by a hook]`, and
     without the notes mm appended on lines of their own (`[mm: "$name" names the skill …]`)."""
-    cut = text.find(HOOK_CONTEXT)
-    text = text[:cut] if cut >= 0 else text
+    cut = text.find(CONTEXT_MARKER)
+    text = text[:cut].rstrip() if cut >= 0 else text
     lines = text.split("\n")
     while len(lines) > 1 and lines[-1].startswith(NOTE_PREFIXES[0]):  # mm's notes after it (a skill's $name)
         lines.pop()

@@ -21,6 +21,8 @@ STOPPED = "[ask_agent: {agent} stopped before finishing: {reason}]"
 TOO_DEEP = ("[ask_agent: {agent} cannot be asked: this agent was itself asked {depth} levels deep (MM_ASK_DEPTH), "
             "and agents ask each other at most {most} levels deep — do the task yourself]")
 ANSWERED = "{agent} answered ({n} characters)"
+ASK_DENIED = "[ask denied by a hook: {reason}]"  # mm-tools.md §ask_agent, Hooks
+REPLACED = "{agent} answered; a hook replaced the answer ({n} characters)"
 
 
 class AskAgent:
@@ -56,7 +58,6 @@ class AskAgent:
         """Ask the agent and return its answer (truncated to maxOutput), or the reference's error texts."""
         from mm.ask.agents import MAX_DEPTH
         from mm.ask.context import with_context
-        from mm.ask.relay import Relay
 
         name, prompt = str(args.get("agent") or "").strip(), str(args.get("prompt") or "")
         spec = self.agents.get(name)
@@ -68,10 +69,44 @@ class AskAgent:
             return ToolResult(TOO_DEEP.format(agent=name, depth=self.depth, most=MAX_DEPTH), failed=True)
         if args.get("with_context"):
             prompt = with_context(prompt, ctx.history, ctx.settings.max_output)
+        hooks = ctx.hooks if ctx.hooks is not None and (ctx.hooks.wants("preAsk", name)
+                                                         or ctx.hooks.wants("postAsk", name)) else None
+        if hooks is None:
+            return await self._ask(name, spec, prompt, ctx)
+        return await self._hooked_ask(hooks, name, spec, prompt, ctx)
+
+    async def _ask(self, name: str, spec: Any, prompt: str, ctx: ToolContext) -> ToolResult:
+        from mm.ask.relay import Relay
+
         child = self.children.get(spec, Path(ctx.cwd))
         answer = await child.ask(prompt, Path(ctx.cwd), Relay(name, ctx.interaction, spec.yolo),
                                  ctx.settings.watchdog_timeout, ctx.cancelled)
         return answer_result(name, answer, ctx.settings.max_output)
+
+    async def _hooked_ask(self, hooks: Any, name: str, spec: Any, prompt: str, ctx: ToolContext) -> ToolResult:
+        """The hand-off between the preAsk and postAsk hooks (mm-tools.md §ask_agent, Hooks;
+        docs/hooks.md): a denial returns ASK_DENIED (the agent not asked, or its answer withheld),
+        a replaced answer is summed up as REPLACED, hook context follows the answer."""
+        from mm.hooks.point import with_context
+
+        where = {"name": name, "cwd": Path(ctx.cwd), "session_id": ctx.session_id, "ui": ctx.interaction,
+                 "cancelled": ctx.cancelled}
+        before = await hooks.run("preAsk", {"agent": name, "prompt": prompt}, **where)
+        if before.denied:
+            return ToolResult(ASK_DENIED.format(reason=before.reason), failed=True)
+        contexts, replace = list(before.contexts), before.replace
+        if replace is None:
+            result = await self._ask(name, spec, prompt, ctx)
+            if result.failed or ctx.cancelled.is_set():  # no answer to look at
+                return result
+            after = await hooks.run("postAsk", {"agent": name, "prompt": prompt, "answer": result.text}, **where)
+            if after.denied:
+                return ToolResult(ASK_DENIED.format(reason=after.reason), failed=True)
+            contexts, replace = contexts + after.contexts, after.replace
+        if replace is not None:
+            result = ToolResult(replace[:ctx.settings.max_output], summary=REPLACED.format(agent=name, n=len(replace)))
+        result.text = with_context(result.text, contexts, ctx.settings.max_output)
+        return result
 
     async def close(self) -> None:
         """Stop the agents started for this conversation."""

@@ -74,6 +74,8 @@ class ToolContext:
     message_text: str = ""  # the text of the model message whose calls are running (save_answer)
     previous_answer: str = ""  # the conversation's last answer when the turn started (save_answer)
     history: list[dict] = field(default_factory=list)  # the history the turn started from (ask_agent)
+    hooks: Any = None  # the agent file's hooks (mm.hooks.point.Hooks), None without any (ask_agent's preAsk…)
+    session_id: str = ""  # the conversation's session id, for the hooks' input
 
     def resolve(self, path: str) -> Path:
         """Return `path` (str, as the model sent it) resolved against the working directory, `~`

@@ -6,8 +6,8 @@ import os
 import sys
 from typing import Any, Callable, TextIO
 
-from mm.engine.events import (Compacted, Event, PermissionAnswer, TextChunk, ToolCallDone, ToolCallStarted,
-                              TurnDone)
+from mm.engine.events import (Compacted, Event, HookLine, PermissionAnswer, TextChunk, ToolCallDone,
+                              ToolCallStarted, TurnDone)
 from mm.engine.recap import recap_line
 from mm.llm.types import fix_surrogates
 from mm.ui.render import call_header, preview, shown_output, visible
@@ -59,7 +59,7 @@ class OneShotUI:
                 self._note(call_header(event.name, event.arguments))
             self._last_shown = event.result.text
             self._note(preview(shown_output(event.result, streamed=False), self.preview_lines, self.dim))
-        elif isinstance(event, Compacted):
+        elif isinstance(event, (Compacted, HookLine)):
             self._end_text()
             self._note(event.line)
         elif isinstance(event, TurnDone):

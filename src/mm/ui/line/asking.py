@@ -31,7 +31,7 @@ async def ask_command(conv: Any, text: str, view: Any, make_ui: Any, running: An
         view.emit(ToolCallStarted("ask", tool.name, arguments, tool.title(arguments)))
         with running(cancelled.set):
             result = await ask_agent_once(tool, agent, prompt, make_ui(cancelled.set), conv.cwd, conv.settings,
-                                          cancelled)
+                                          cancelled, conv.hooks, conv.id_for_hooks)
         view.emit(ToolCallDone("ask", tool.name, arguments, result))
     finally:
         view.close()

@@ -17,8 +17,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from mm.engine.events import (Compacted, Composing, Event, RelayedText, TextChunk, ThoughtChunk, ToolCallDone,
-                              ToolCallStarted, TurnDone)
+from mm.engine.events import (Compacted, Composing, Event, HookLine, RelayedText, TextChunk, ThoughtChunk,
+                              ToolCallDone, ToolCallStarted, TurnDone)
 from mm.engine.recap import recap_line
 from mm.llm.types import fix_surrogates
 from mm.ui.oneshot import EMPTY_ANSWER
@@ -98,6 +98,12 @@ class LineView:
             self.close()
             self.say(event.line, style="dim")
             self._open(THINKING)
+        elif isinstance(event, HookLine):  # between the lines of the turn; the spinner goes on if it was on
+            spinning = self._live is not None
+            self.close()
+            self.say(event.line, style="yellow")
+            if spinning:
+                self._open(self._status)
         elif isinstance(event, TurnDone):
             self.close()
             self._end_of_turn(event)
