@@ -130,8 +130,8 @@ def test_init_writes_agents_md_through_write_file_and_its_permission(scripted_se
         say(term, "/init now", NO_WORDS.format(command="/init"))
         term.write("/init\r")
         term.expect(INIT_STARTED)
-        term.expect("🔐 write_file: AGENTS.md")
-        term.expect("allow?")
+        term.expect("📝 write_file: AGENTS.md")
+        term.expect("🔐 write_file: allow?")
         say(term, "a", "AGENTS.md written.")
         say(term, "/init", INIT_EXISTS.format(path=tmp_path / "AGENTS.md"))  # a second time: left alone
     assert (tmp_path / "AGENTS.md").read_text() == "# Project\n"
