@@ -19,9 +19,20 @@ Where = Callable[[tuple], str]  # the place a key was set: "<file>:<line>", "--b
 def check(config: AgentConfig, where: Where) -> str | None:
     """Return the first problem as `<where>: <key>: <problem>`, or None when the configuration can work."""
     for problem in (_base_url(config, where), _model_file(config, where), _tools(config, where),
-                    _asked_agents(config, where), _hooks(config, where)):
+                    _asked_agents(config, where), _hooks(config, where), _toolsets(config, where)):
         if problem:
             return problem
+    return None
+
+
+def _toolsets(config: AgentConfig, where: Where) -> str | None:
+    """Every name of `toolsets:` is a tool group (mm.tools.registry.GROUPS, `core`)."""
+    from mm.tools.registry import UNKNOWN_GROUP, group_names
+
+    names = group_names()
+    for i, name in enumerate(config.toolsets):
+        if name not in names:
+            return f"{where(('toolsets', i))}: " + UNKNOWN_GROUP.format(name=name, names=", ".join(names))
     return None
 
 

@@ -174,6 +174,7 @@ class AgentConfig:
     acp: AcpConfig = field(default_factory=AcpConfig)
     mmConfigs: dict[str, AskedAgentEntry] = field(default_factory=dict)  # agents ask_agent can ask
     hooks: HooksConfig = field(default_factory=HooksConfig)  # commands run at tool calls, hand-offs, prompts
+    toolsets: list[str] = field(default_factory=lambda: ["core"])  # the tool groups declared (docs/tools.md)
 
 
 def constraint_names() -> dict[str, Any]:

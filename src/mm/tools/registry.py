@@ -63,7 +63,34 @@ def switched_on(key: bool | None, variable: str | None) -> bool:
     return (variable or "").strip().lower() in TRUTHY
 
 
+# The tool groups `toolsets:` names (issue 13, docs/tools.md): `core` is mm's own tools
+# (mm-tools.md); every other group is a module whose `tools(config, env, cwd) -> list[Tool]`
+# returns the tools of mnemo-tools.md it holds, imported only when the group is named.
+GROUPS: dict[str, str] = {}
+UNKNOWN_GROUP = "toolsets: {name!r} is not a tool group — the groups are: {names}"
+
+
+def group_names() -> list[str]:
+    """Every group `toolsets:` may name, `core` first."""
+    return ["core", *GROUPS]
+
+
 def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Registry:
+    """The tools of every group `config.toolsets` names, in that order (`core`: core_tools);
+    a name declared twice is declared once, the first time. See core_tools for `env` and `cwd`."""
+    import importlib
+
+    env = os.environ if env is None else env
+    tools: list[Tool] = []
+    for group in dict.fromkeys(config.toolsets):
+        found = core_tools(config, env, cwd).tools.values() if group == "core" else \
+            importlib.import_module(GROUPS[group]).tools(config, env, cwd)
+        taken = {t.name for t in tools}
+        tools += [t for t in found if t.name not in taken]
+    return Registry(tools)
+
+
+def core_tools(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Registry:
     """Declare the tools the configuration asks for (mm-tools.md: bashTool, skillsDir, editTools,
     fetchContentTool, sessions.autoSearchMemory, mmConfigs, tools:; mnemo-tools.md: web_crawler, web_search).
     `env` (default os.environ) holds ENABLE_WEB_CRAWL, ENABLE_WEB_SEARCH, BRAVE_API_KEY, MM_ASK_DEPTH, and
