@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from mm.text import one_line
+
 # mm's own slash commands in every front end (mm.commands.ACP_COMMANDS): they win over a skill of that name
 COMMAND_NAMES = ("new", "compact", "help", "clear", "model", "resume", "cost", "init")
 SKILL_FILE = "SKILL.md"  # the skill of a directory skill
@@ -259,7 +261,7 @@ def _read_skill(name: str, path: Path) -> tuple[Skill | None, str]:
         return None, BAD_DESCRIPTION
     if not description or not description.strip():
         description = _first_line(body)
-    return Skill(name, _one_line(description), path), ""
+    return Skill(name, one_line(description, DESCRIPTION_CHARS), path), ""
 
 
 def split_frontmatter(text: str) -> tuple[dict, str, str]:
@@ -300,9 +302,3 @@ def _first_line(body: str) -> str:
         if line:
             return line
     return NO_DESCRIPTION
-
-
-def _one_line(text: str) -> str:
-    """`text` with its whitespace runs as single spaces, cut to DESCRIPTION_CHARS with `…`."""
-    text = " ".join(text.split())
-    return text if len(text) <= DESCRIPTION_CHARS else text[: DESCRIPTION_CHARS - 1] + "…"

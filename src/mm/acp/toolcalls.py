@@ -13,6 +13,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from mm.text import cut
+
 ACP_KINDS = ("read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other")
 # The kinds of tools that may be absent from the registry when a session is replayed.
 KNOWN_KINDS = {"bash": "execute", "read_file": "read", "read_skill": "read", "write_file": "edit",
@@ -125,5 +127,4 @@ def result_content(result: Any) -> list[dict[str, Any]]:
 
 def _one_line(text: str) -> str:
     """`text` with its line breaks made spaces (a title is one line), cut at TITLE_LIMIT."""
-    line = re.sub(r"\s*[\r\n]+\s*", " ", text).strip()
-    return line if len(line) <= TITLE_LIMIT else line[:TITLE_LIMIT - 1] + "…"
+    return cut(re.sub(r"\s*[\r\n]+\s*", " ", text).strip(), TITLE_LIMIT)

@@ -18,6 +18,7 @@ from typing import Any, AsyncIterator, Protocol
 
 from mm import __version__
 from mm.ask.wire import LINE_LIMIT, NOT_JSON_RPC, ChildTransport
+from mm.text import one_line
 
 RELAYED_META = "mm.askedAgent"  # mm.acp.frontend marks the chunks its own asked agents wrote
 START_SECONDS = 60.0  # the least time the agent has to start and open a session
@@ -193,7 +194,7 @@ class ChildAgent:
 
         if isinstance(err, ValidationError):  # the SDK read the agent's answer against the schema
             faults = "; ".join(f"{'.'.join(str(p) for p in e['loc'])}: {e['msg']}" for e in err.errors()[:3])
-            return _one_line(NOT_ACP_ANSWER.format(faults=faults))
+            return one_line(NOT_ACP_ANSWER.format(faults=faults), 300)
         if isinstance(err, RequestError):
             import json
 
@@ -201,18 +202,18 @@ class ChildAgent:
             detail = data.get("error") or data.get("details") or err.data
             if detail is not None and not isinstance(detail, str):
                 detail = json.dumps(detail, ensure_ascii=False)
-            return _one_line(f"{err}: {detail}" if detail else str(err))
+            return one_line(f"{err}: {detail}" if detail else str(err), 300)
         if self.process is not None and self.process.returncode is not None:
             last = [line for line in self.stderr if not line.startswith(ROUTINE)]
             noise = self._noise()
-            why = f": {_one_line(last[-1])}" if last else ""
+            why = f": {one_line(last[-1], 300)}" if last else ""
             if noise:
                 why += " — " + NOT_JSON_RPC.format(line=noise)
             code = self.process.returncode
             if code < 0:
                 return KILLED.format(signal=_signal_name(-code), why=why)
             return EXITED.format(status=code, why=why)
-        return _one_line(str(err)) or type(err).__name__
+        return one_line(str(err), 300) or type(err).__name__
 
     def _noise(self) -> str | None:
         """The first line the child wrote that was not JSON-RPC, when it never wrote JSON-RPC."""
@@ -316,12 +317,6 @@ class _Stop(Exception):
     def __init__(self, reason: str):
         super().__init__(reason)
         self.reason = reason
-
-
-def _one_line(text: str, limit: int = 300) -> str:
-    """`text` on one line (white space runs made one space), cut at `limit` characters."""
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[:limit - 1] + "…"
 
 
 def _signal_name(number: int) -> str:

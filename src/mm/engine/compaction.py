@@ -13,7 +13,8 @@ from typing import Any, Protocol
 from mm.config.schema import ContextConfig
 from mm.engine import tokens
 from mm.engine.turns import is_prompt, split_turns
-from mm.llm.types import AssistantMessage, LLMError, Usage, one_line
+from mm.text import one_line
+from mm.llm.types import AssistantMessage, LLMError, Usage
 
 
 class Compactable(Protocol):

@@ -16,7 +16,7 @@ import re
 from typing import Any
 
 from mm.llm.relaxed import Cut, Invalid, find_objects, loads_relaxed
-from mm.llm.types import one_line
+from mm.text import one_line
 from mm.llm.xmlargs import XmlParam, mixed_styles, scan_parameters
 
 NOT_AN_OBJECT = "they are a JSON {kind}, not an object with one field per parameter"

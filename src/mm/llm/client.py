@@ -17,7 +17,8 @@ import time
 from typing import TYPE_CHECKING, Any, AsyncIterator, Callable
 from urllib.parse import urlsplit
 
-from mm.llm.types import MALFORMED, AssistantMessage, LLMError, StreamDelta, one_line, shown_url
+from mm.text import one_line
+from mm.llm.types import MALFORMED, AssistantMessage, LLMError, StreamDelta, shown_url
 
 if TYPE_CHECKING:
     from mm.llm.stream import StreamAssembler

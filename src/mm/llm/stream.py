@@ -16,7 +16,8 @@ from typing import Any, Callable
 from mm.llm.args import parse_arguments, tool_param_types
 from mm.llm.shapes import chunk_problem
 from mm.llm.textcalls import extract_text_calls, new_call_id
-from mm.llm.types import MALFORMED, AssistantMessage, LLMError, StreamDelta, ToolCall, Usage, one_line
+from mm.text import one_line
+from mm.llm.types import MALFORMED, AssistantMessage, LLMError, StreamDelta, ToolCall, Usage
 
 SERVER_REPORTED = "the model server at {url} reported an error: {detail}"
 NO_TOOL_NAME = "the call has no tool name"
@@ -66,7 +67,7 @@ class StreamAssembler:
         error = chunk.get("error")
         if error:
             detail = error.get("message") if isinstance(error, dict) else error
-            raise LLMError("server_error", one_line(SERVER_REPORTED.format(url=self._url, detail=detail)), self._url)
+            raise LLMError("server_error", one_line(SERVER_REPORTED.format(url=self._url, detail=detail), 400), self._url)
         problem = chunk_problem(chunk)
         if problem is not None:
             raise LLMError("malformed_stream", one_line(MALFORMED.format(url=self._url, detail=problem), 600), self._url)

@@ -112,12 +112,6 @@ class StreamDelta:
     name: str = ""
 
 
-def one_line(text: str, limit: int = 400) -> str:
-    """`text` on one line (runs of whitespace become one space), cut to `limit` characters."""
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 

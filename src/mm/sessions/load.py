@@ -15,7 +15,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from mm.sessions.units import NOTE_PREFIXES, one_line, question_text, text_of
+from mm.sessions.units import NOTE_PREFIXES, question_text, text_of
+from mm.text import one_line
 
 UNRECORDED_RESULT = "[error: no result was recorded for this call]"
 NOT_A_SESSION = "{path}: not a session file ({why})"

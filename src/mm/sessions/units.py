@@ -16,6 +16,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from mm.hooks import CONTEXT_MARKER
+from mm.text import one_line
 
 NOTE_PREFIXES = ("[mm:", "[prompt blocked by a hook")  # mm's own notes in the user role
 WORD = re.compile(r"\w+")
@@ -43,11 +44,6 @@ def query_words(query: str) -> list[str]:
     words = list(dict.fromkeys(WORD.findall(normalize(query))))
     longer = [w for w in words if len(w) > 2]
     return longer or words
-
-
-def one_line(text: str) -> str:
-    """`text` with every run of white space made one space, trimmed."""
-    return " ".join(text.split())
 
 
 @dataclass

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mm.text import cut
+
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
 # Control characters shown in caret notation (ESC as ^[), so output cannot drive the terminal.
 _VISIBLE = {c: f"^{chr(c + 64)}" for c in range(32) if chr(c) not in "\t\n"} | {127: "^?"}
@@ -84,11 +86,10 @@ def preview(text: str, lines: int, dim: bool) -> str:
 
 
 def _cut(line: str) -> str:
-    return line if len(line) <= PREVIEW_WIDTH else line[:PREVIEW_WIDTH - 1] + "…"
+    return cut(line, PREVIEW_WIDTH)
 
 
 def _compact(arguments: dict[str, Any]) -> str:
     import json
 
-    text = json.dumps(arguments, ensure_ascii=False)
-    return text if len(text) <= 200 else text[:199] + "…"
+    return cut(json.dumps(arguments, ensure_ascii=False), 200)
