@@ -19,7 +19,7 @@ from pathlib import Path
 
 from mm.tools.base import ToolContext
 from mm.tools.edit import EditFile
-from mm.tools.fs import write_atomic
+from mm.fs import write_atomic
 
 LINES = 10_000
 

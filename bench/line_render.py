@@ -23,7 +23,7 @@ import io
 import sys
 import time
 
-from mm.engine.events import TextChunk
+from mm.events import TextChunk
 from mm.ui.line.view import LineView
 
 SIZES_KB = (5, 20, 80)

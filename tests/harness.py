@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mm.engine.events import ToolCallDone, TurnDone
+from mm.events import ToolCallDone, TurnDone
 
 # The cases and real inputs the tests use, kept in the repository (tests/cases/README.md):
 # a lone clone runs the whole suite.
@@ -45,7 +45,7 @@ class RecordingUI:
         return [e for e in self.events if isinstance(e, TurnDone)][-1]
 
     def text(self) -> str:
-        from mm.engine.events import TextChunk
+        from mm.events import TextChunk
 
         return "".join(e.text for e in self.events if isinstance(e, TextChunk))
 

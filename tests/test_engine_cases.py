@@ -5,7 +5,7 @@ import json
 import pytest
 
 from harness import RecordingUI, load_cases, make_conversation, write_files
-from mm.engine.events import ToolCallStarted
+from mm.events import ToolCallStarted
 
 ENGINE_KEYS = {"runs", "turn_ends", "files_after", "history_assistant_message", "tool_results_sent_back_in_order",
                "next_request_assistant_message", "next_request_last_message_contains",

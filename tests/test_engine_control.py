@@ -8,7 +8,7 @@ import sys
 import time
 
 from harness import RecordingUI, make_conversation, pids_matching
-from mm.engine.events import ToolCallStarted
+from mm.events import ToolCallStarted
 
 
 async def test_cancel_kills_the_running_command(scripted_server, tmp_path):
@@ -106,7 +106,7 @@ def test_a_loading_server_is_waited_for(scripted_server, tmp_path):
 async def test_cancel_while_the_answer_streams_keeps_what_was_shown(scripted_server, tmp_path):
     """The question and the part of the answer the user saw stay in the history (mm-acp.md
     §session/prompt: the full history is kept after a cancellation); nothing unseen is added."""
-    from mm.engine.events import TextChunk
+    from mm.events import TextChunk
 
     scripted_server.add_reply("The first part, then a second part that never arrives.", delay=1.0)
     conv = make_conversation(scripted_server.base_url, tmp_path)

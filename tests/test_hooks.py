@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from harness import RecordingUI, make_conversation, pids_matching
-from mm.engine.events import HookLine, ToolCallStarted
+from mm.events import HookLine, ToolCallStarted
 
 RECORD = """\
 import json, sys

@@ -78,7 +78,7 @@ async def test_a_lone_surrogate_in_a_call_and_in_a_question(scripted_server, tmp
 
 
 def test_relayed_text_of_an_asked_agent_is_repaired_too():
-    from mm.engine.events import RelayedText
+    from mm.events import RelayedText
     from mm.ui.line.view import LineView
 
     console, raw = strict_terminal()

@@ -55,7 +55,7 @@ def rendered_whole(text: str, thought: str = "") -> str:
 
 def streamed_view(chunks: list[tuple[str, bool]], every_chunk: bool) -> str:
     """What LineView prints on a console without a terminal for `chunks` (text, is a thought)."""
-    from mm.engine.events import TextChunk, ThoughtChunk
+    from mm.events import TextChunk, ThoughtChunk
     from mm.ui.line import view as line_view
 
     out = io.StringIO()

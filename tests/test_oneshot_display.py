@@ -90,7 +90,7 @@ def test_an_answer_on_a_terminal_shows_its_escape_codes_instead_of_obeying_them(
     import os
     import pty
 
-    from mm.engine.events import TextChunk
+    from mm.events import TextChunk
     from mm.ui.oneshot import OneShotUI
 
     text = "done \x1b[2J\x1b]0;pwned\x07 end\n"

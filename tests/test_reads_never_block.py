@@ -19,7 +19,7 @@ import pytest
 
 from harness import pids_matching
 from mm.sessions.store import session_record, write_session
-from mm.tools.fs import NOT_REGULAR, WOULD_WAIT, FileRefused, open_regular, read_bytes, read_chunks
+from mm.fs import NOT_REGULAR, WOULD_WAIT, FileRefused, open_regular, read_bytes, read_chunks
 from mm.ui.line.history import NOT_KEPT
 from test_line_mode_signals import stop, until
 from test_line_mode_terminal import Terminal, spawn_on_terminal
@@ -227,7 +227,7 @@ async def test_every_reader_is_bounded(tmp_path):
     from mm.skills import SKILL_BYTES, load_catalogue
     from mm.tools.base import ToolContext
     from mm.tools.edit.tool import EditFile
-    from mm.tools.fs import TEXT_FILE_BYTES
+    from mm.fs import TEXT_FILE_BYTES
     from mm.tools.read_skill import ReadSkill
     from mm.tools.write_file import WriteFile
 

@@ -16,7 +16,7 @@ from harness import read_until
 from test_line_mode_scenario import until
 
 from mm.ui.piped import BINARY, EMPTY_PROMPT, PROMPT_BYTES, TOO_LARGE, WAITING, WAIT_NOTICE
-from mm.tools.fs import size_text
+from mm.fs import size_text
 
 RESULT_KEYS = {"type", "subtype", "is_error", "result", "error", "stop_reason", "session_id", "num_turns",
                "duration_ms", "usage"}

@@ -114,7 +114,7 @@ def test_the_gitignore_never_hides_a_folder_of_other_files(tmp_path):
 
 
 def test_write_atomic_gives_the_mode_asked_for_and_keeps_it_otherwise(tmp_path):
-    from mm.tools.fs import write_atomic
+    from mm.fs import write_atomic
 
     path = tmp_path / "f.txt"
     write_atomic(path, "one", mode=0o600)

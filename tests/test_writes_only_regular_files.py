@@ -17,7 +17,7 @@ import pytest
 
 from mm.sessions.index import open_index
 from mm.sessions.store import SessionFile
-from mm.tools.fs import (IS_DIR, NOT_REGULAR, SYSTEM_LINK, SYSTEM_PATH, FileRefused, append_to, write_atomic,
+from mm.fs import (IS_DIR, NOT_REGULAR, SYSTEM_LINK, SYSTEM_PATH, FileRefused, append_to, write_atomic,
                          write_target)
 from mm.ui.line.history import NOT_KEPT, PromptHistory, history_problem
 

@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         if not args.ask[1].strip():
             print(f"mm: the prompt is empty: mm --ask {args.ask[0]} \"what to do\"", file=sys.stderr)
             return EXIT_USAGE
-        from mm.ask.direct import run_ask
+        from mm.ui.handoff import run_ask
 
         return run_ask(loaded.config, args.ask[0], args.ask[1])
     if args.acp:

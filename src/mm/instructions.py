@@ -6,7 +6,7 @@ the user's folder (`$XDG_CONFIG_HOME/mm`), then each folder from the repository 
 working directory (just the working directory outside a repository), as Codex does. They are
 concatenated in that order, each under a header naming it, and capped at `instructions.maxTokens`
 tokens (mm.engine.tokens); what the cap leaves out is said in the prompt and to the user.
-Files are read as every file mm reads (mm.tools.fs): without waiting, bounded; a file that is
+Files are read as every file mm reads (mm.fs): without waiting, bounded; a file that is
 not a regular file or not UTF-8 text is skipped with a warning. Nothing here is imported by
 `mm --version`.
 """
@@ -101,7 +101,7 @@ def read_instructions(cwd: Path, max_tokens: int, env: Mapping[str, str] | None 
 
 
 def _read(path: Path, name: str, warnings: list[str]) -> str | None:
-    from mm.tools.fs import read_head
+    from mm.fs import read_head
 
     try:
         data = read_head(path, FILE_BYTES, name)

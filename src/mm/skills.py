@@ -236,9 +236,9 @@ def _is_dir(path: Path) -> bool:
 def _read_skill(name: str, path: Path) -> tuple[Skill | None, str]:
     """(the skill, "") or (None, why it is skipped). `name`: the file's, unless the frontmatter
     gives one."""
-    from mm.tools.fs import read_head
+    from mm.fs import read_head
 
-    try:  # without blocking: a named pipe or a device is refused (mm.tools.fs.open_regular)
+    try:  # without blocking: a named pipe or a device is refused (mm.fs.open_regular)
         head = read_head(path, HEAD_BYTES)
     except OSError as err:  # FileRefused says why in its own words
         return None, getattr(err, "reason", None) or UNREADABLE.format(reason=(err.strerror or str(err)).lower())

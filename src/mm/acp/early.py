@@ -140,7 +140,7 @@ class EarlyAnswers:
 
         if isinstance(err, RequestError):
             return err.to_error_obj()
-        logging.error(UNHANDLED, method, exc_info=err)  # one line on stderr (mm.acp.logs)
+        logging.error(UNHANDLED, method, exc_info=err)  # one line on stderr (mm.sdk_logs)
         try:
             data = json.loads(str(err))
         except (ValueError, RecursionError):

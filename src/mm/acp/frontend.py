@@ -9,8 +9,9 @@ from typing import Any, Awaitable, Callable
 
 from mm.acp.outbox import CallIds, Outbox
 from mm.ask.child import RELAYED_META  # `_meta` key of a chunk an asked agent wrote, naming it
-from mm.acp.toolcalls import call_locations, diff_content, result_content, text_chunk, tool_kind, tool_title
-from mm.engine.events import (Compacted, Event, HookLine, PermissionAnswer, RelayedText, TextChunk, ThoughtChunk,
+from mm.acp.toolcalls import call_locations, diff_content, result_content, text_chunk, tool_kind
+from mm.tools.titles import tool_title
+from mm.events import (Compacted, Event, HookLine, PermissionAnswer, RelayedText, TextChunk, ThoughtChunk,
                               ToolCallDone, ToolCallRunning, ToolCallStarted, UsageReport)
 
 PERMISSION_OPTIONS = [
@@ -26,7 +27,7 @@ Request = Callable[[str, dict], Awaitable[Any]]
 
 
 class EditorFrontEnd:
-    """The Interaction of one `session/prompt` (mm.engine.events.Interaction).
+    """The Interaction of one `session/prompt` (mm.events.Interaction).
 
     `notify(update)` sends one `session/update` (awaitable), `request(method, params)` one
     request to the client; `cancelled` is set by `session/cancel`, which answers a pending

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Iterator
 
-from mm.acp.toolcalls import (call_locations, own_title, stored_arguments, text_chunk, text_content, tool_kind,
-                              tool_title)
+from mm.acp.toolcalls import call_locations, own_title, text_chunk, text_content, tool_kind
+from mm.tools.titles import stored_arguments, tool_title
 from mm.sessions.units import text_of
 
 SUMMARY_PREFIX = "🗜️ "

@@ -31,7 +31,7 @@ def run_acp(config: AgentConfig, agent_file: Any = None) -> int:
     """Serve ACP on stdio until the client closes stdin or a signal stops mm; returns 0 (1 when
     the connection failed: the SDK could not be loaded).
     `agent_file`: the file the configuration came from (None: the defaults), for the first log line."""
-    from mm.acp.logs import route_sdk_logs
+    from mm.sdk_logs import route_sdk_logs
     from mm.acp.wire import claim_stdout
 
     wire = claim_stdout()

@@ -87,7 +87,7 @@ class EditorAgent:
         from acp import RequestError
 
         from mm.acp.replay import replay_updates
-        from mm.run import resume_session
+        from mm.engine.resume import resume_session
         from mm.sessions.load import SessionError, load_session
 
         if not self.config.sessions.enabled:

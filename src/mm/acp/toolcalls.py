@@ -7,26 +7,18 @@ and kind the live one had.
 
 from __future__ import annotations
 
-import json
 import os
-import re
 from pathlib import Path
 from typing import Any
 
-from mm.text import cut
 
 ACP_KINDS = ("read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other")
 # The kinds of tools that may be absent from the registry when a session is replayed.
 KNOWN_KINDS = {"bash": "execute", "read_file": "read", "read_skill": "read", "write_file": "edit",
                "edit_file": "edit", "save_answer": "edit", "fetch_content": "fetch", "web_crawler": "fetch",
                "web_search": "fetch", "search_memory": "search", "ask_user": "other", "ask_agent": "other"}
-# The argument a tool's title shows after `<tool>: `.
-TITLE_ARGUMENT = {"bash": "command", "read_file": "path", "write_file": "path", "edit_file": "path",
-                  "save_answer": "path", "read_skill": "name", "fetch_content": "url", "web_crawler": "url",
-                  "web_search": "query", "search_memory": "query", "ask_agent": "agent"}
 PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "save_answer"})
 DIFF_LIMIT = 2_000_000  # characters of old + new text above which a change travels as text
-TITLE_LIMIT = 200  # characters of a title
 
 
 def tool_kind(name: str, tool: Any = None) -> str:
@@ -34,23 +26,6 @@ def tool_kind(name: str, tool: Any = None) -> str:
     an unknown kind is `execute` (mm-acp.md §Tool kinds)."""
     kind = getattr(tool, "kind", None) or KNOWN_KINDS.get(name, "execute")
     return kind if kind in ACP_KINDS else "execute"
-
-
-def tool_title(name: str, arguments: Any, title: str | None = None) -> str:
-    """`bash: <command>`, `read_file: <path>`, … — or the tool's own `title` (a declared tool's
-    `<name>: <argv>`); other tools show their arguments as compact JSON."""
-    if title:
-        return _one_line(title)
-    args = arguments if isinstance(arguments, dict) else {}
-    if name == "ask_user" and (isinstance(args.get("questions"), (list, dict)) or "question" in args):
-        questions = args.get("questions")
-        return f"ask_user: {len(questions) if isinstance(questions, list) else 1} question(s)"
-    key = TITLE_ARGUMENT.get(name)
-    if key and isinstance(args.get(key), (str, int, float)):
-        return _one_line(f"{name}: {args[key]}")
-    if not args:
-        return name
-    return _one_line(f"{name}: {json.dumps(args, ensure_ascii=False)}")
 
 
 def own_title(tool: Any, arguments: Any) -> str | None:
@@ -63,16 +38,6 @@ def own_title(tool: Any, arguments: Any) -> str | None:
         return title(arguments)
     except Exception:  # a stored call of another shape: the generic title
         return None
-
-
-def stored_arguments(raw: Any) -> Any:
-    """A recorded call's `function.arguments`: the JSON text parsed, else the text as it is."""
-    if isinstance(raw, str):
-        try:
-            return json.loads(raw)
-        except ValueError:
-            return raw
-    return raw if raw is not None else {}
 
 
 def call_locations(name: str, arguments: Any, cwd: Path) -> list[dict[str, str]]:
@@ -123,8 +88,3 @@ def result_content(result: Any) -> list[dict[str, Any]]:
             return diff
     shown = getattr(result, "summary", None)
     return text_content(shown if shown is not None else result.text)
-
-
-def _one_line(text: str) -> str:
-    """`text` with its line breaks made spaces (a title is one line), cut at TITLE_LIMIT."""
-    return cut(re.sub(r"\s*[\r\n]+\s*", " ", text).strip(), TITLE_LIMIT)

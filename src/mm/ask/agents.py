@@ -58,7 +58,7 @@ def _about(path: Path) -> tuple[str, str, str]:
     import yaml
 
     from mm.config.files import AGENT_FILE_BYTES
-    from mm.tools.fs import read_bytes
+    from mm.fs import read_bytes
 
     try:  # without blocking, bounded: a named pipe or a device is no agent file
         data = yaml.safe_load(read_bytes(path, AGENT_FILE_BYTES).decode("utf-8"))

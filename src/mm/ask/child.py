@@ -146,7 +146,7 @@ class ChildAgent:
             from acp import PROTOCOL_VERSION
             from acp.client.connection import ClientSideConnection
 
-            from mm.acp.logs import route_sdk_logs
+            from mm.sdk_logs import route_sdk_logs
 
             route_sdk_logs(to_stderr=False)  # its failures reach the user as ask_agent's error text
             from acp.schema import (ClientCapabilities, ElicitationCapabilities, ElicitationFormCapabilities,
@@ -331,7 +331,7 @@ def _signal_name(number: int) -> str:
 def child_env(depth: int, yolo: bool | None) -> dict[str, str]:
     """The child's environment: this one, without mm's own overrides (the child has its own agent
     file), with MM_ASK_DEPTH one deeper and MM_YOLO when the entry decides."""
-    from mm.config.load import ENV_OVERRIDES
+    from mm.config.files import ENV_OVERRIDES
 
     env = {k: v for k, v in os.environ.items() if k not in ENV_OVERRIDES}
     env["MM_ASK_DEPTH"] = str(depth + 1)

@@ -12,7 +12,7 @@ CALL = "tool call: {title}"
 def context_lines(history: list[dict]) -> list[str]:
     """One line (or block) per question and answer, one `tool call: <title>` line per call;
     the system prompt and tool outputs are left out."""
-    from mm.acp.toolcalls import stored_arguments, tool_title
+    from mm.tools.titles import stored_arguments, tool_title
 
     lines = []
     for message in history:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from mm.engine.events import RelayedText, ToolCallDone, ToolCallRunning, ToolCallStarted
+from mm.events import RelayedText, ToolCallDone, ToolCallRunning, ToolCallStarted
 from mm.tools.base import FileChange, ToolResult
 
 ASKS = "{agent} asks: "  # before each relayed question

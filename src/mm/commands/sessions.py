@@ -55,7 +55,7 @@ async def resume_in_place(config: Any, cwd: Path, choice: str, conv: Any) -> tup
     one, its file rewritten from then on (the conversation left is let go:
     mm.sessions.store.SessionFile.claim). Returns (RESUMED, or why not; what
     mm.sessions.load.load_session read — (meta, messages) — or None when nothing changed)."""
-    from mm.run import resume_session
+    from mm.engine.resume import resume_session
     from mm.sessions.load import SessionError, load_session
 
     path = await asyncio.to_thread(session_to_resume, config, cwd, choice)

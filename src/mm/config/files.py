@@ -18,6 +18,8 @@ from mm.config.places import project_folders, user_folder
 AGENT_FILE = Path(".mm") / "agent.yaml"  # a project's agent file, in a folder from the repository root down
 USER_AGENT_FILE = "agent.yaml"  # the user's, in mm's configuration folder
 AGENT_FILE_BYTES = 1 << 20  # the largest agent file read
+ENV_OVERRIDES = {"MM_MODEL": "model", "MM_BASE_URL": "baseUrl", "MM_PROVIDER": "provider",
+                 "MM_YOLO": "yolo"}  # MM_YOLO: set by an asking mm for the agent it starts (mm.ask)
 VARIABLE = r"\$\$\{|\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}"  # $${ is a literal ${; compiled on first use
 UNSET = ("{where}: {key}: ${{{name}}} is not set — set the variable, or write a default: "
          "${{{name}:-default}}")
@@ -178,10 +180,10 @@ def _read_asked_agents(layer: Layer) -> None:
 def _read_yaml(path: Path) -> tuple[dict[str, Any], dict[tuple, int]]:
     import yaml
 
-    from mm.tools.fs import FileRefused, read_bytes
+    from mm.fs import FileRefused, read_bytes
 
     label = str(path)
-    try:  # without blocking, at most AGENT_FILE_BYTES (mm.tools.fs.read_bytes)
+    try:  # without blocking, at most AGENT_FILE_BYTES (mm.fs.read_bytes)
         text = read_bytes(path, AGENT_FILE_BYTES, label).decode("utf-8")
     except FileRefused as err:  # a named pipe, a device, too large
         raise ConfigError(str(err)) from None

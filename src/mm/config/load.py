@@ -8,13 +8,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from mm.config.files import ConfigError, Layer, key_text, place_of
+from mm.config.files import ENV_OVERRIDES, ConfigError, Layer, key_text, place_of
 from mm.config.schema import AgentConfig
 
 __all__ = ["ConfigError", "LoadedConfig", "load_config", "agent_config_adapter"]
 
-ENV_OVERRIDES = {"MM_MODEL": "model", "MM_BASE_URL": "baseUrl", "MM_PROVIDER": "provider",
-                 "MM_YOLO": "yolo"}  # MM_YOLO: set by an asking mm for the agent it starts (mm.ask)
 # The OpenAI SDK's variables, when nothing else names the server or the key (docs/configuration.md
 # §Environment variables): the first one set of each list.
 OPENAI_BASE_URLS = ("OPENAI_BASE_URL", "OPENAI_API_BASE")

@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from mm.config.schema import ContextConfig
 from mm.engine import recap as recaps
-from mm.engine.events import (Answered, Compacted, Composing, Interaction, Recap, TextChunk, ThoughtChunk,
+from mm.events import (Answered, Compacted, Composing, Interaction, Recap, TextChunk, ThoughtChunk,
                               TurnDone, UsageReport)
 from mm.engine.loops import LoopDetector, with_note
 from mm.engine.runaway import REASONING, TEXT, AnswerRunaway, RepeatWatch, RunawayError, check_runaway, runaway_marker
@@ -118,9 +118,9 @@ class Conversation:
 
             prompt = resolve_skill_notation(prompt, catalogue_of(self.registry))
         if contexts:  # after the skill's note: memory search cuts a question at the marker (mm.sessions.units)
-            from mm.hooks.point import with_context
+            from mm.text import add_context
 
-            prompt = with_context(prompt, contexts)
+            prompt = add_context(prompt, contexts)
         message = {"role": "user", "content": fix_surrogates(prompt)}
         too_large = self._too_large(message)
         if too_large:  # it could only be cut to fit: refused, the history untouched

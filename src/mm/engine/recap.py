@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mm.engine.events import Recap
+from mm.events import Recap
 
 FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
 

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from mm.engine.events import Interaction, ToolCallDone, ToolCallRunning, ToolCallStarted
+from mm.events import Interaction, ToolCallDone, ToolCallRunning, ToolCallStarted
 from mm.engine.loops import LoopDetector, with_note
 from mm.llm.types import ToolCall, fix_surrogates
 from mm.tools.base import ToolContext, ToolResult
@@ -119,7 +119,7 @@ async def _hooked_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui
     hooks = ctx.hooks
     if hooks is None or not (hooks.wants("preToolCall", tool.name) or hooks.wants("postToolCall", tool.name)):
         return await _permitted_run(tool, arguments, ctx, ui, permissions, yolo, call_id), arguments, None
-    from mm.hooks.point import with_context
+    from mm.text import add_context
     from mm.tools.process import CANCELLED_LINE
 
     where = {"name": tool.name, "cwd": ctx.cwd, "session_id": ctx.session_id, "ui": ui, "cancelled": ctx.cancelled}
@@ -151,7 +151,7 @@ async def _hooked_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui
         elif after.replace is not None:
             result.text, result.preview, result.summary = after.replace, None, None
     limit = ctx.settings.max_output
-    result.text = with_context(result.text, contexts, limit, lambda text, room: held_to(text, room, limit))
+    result.text = add_context(result.text, contexts, limit, lambda text, room: held_to(text, room, limit))
     return result, arguments, retitle
 
 

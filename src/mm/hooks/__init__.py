@@ -6,4 +6,3 @@ Claude Code's); `point` matches the hooks of an event, runs them in order and su
 answers. Imported only when the agent file has hooks (start-up time).
 """
 
-CONTEXT_MARKER = "[context added by a hook]"  # mm-tools.md §ask_agent, Hooks: what precedes a hook's context

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from mm.config.schema import HookEntry, HooksConfig
-from mm.engine.events import HookLine
-from mm.hooks import CONTEXT_MARKER
+from mm.events import HookLine
 
 EVENTS = ("preToolCall", "postToolCall", "preAsk", "postAsk", "preGeneration")
 CLAUDE_EVENTS = {"preToolCall": "PreToolUse", "postToolCall": "PostToolUse", "preGeneration": "UserPromptSubmit"}
@@ -82,25 +81,6 @@ def command_line(command: Any) -> str:
     line, at most COMMAND_CHARS."""
     text = " ".join((command if isinstance(command, str) else shlex.join(command)).split())
     return text if len(text) <= COMMAND_CHARS else text[:COMMAND_CHARS - 1] + "…"
-
-
-def with_context(text: str, contexts: list[str], limit: int | None = None,
-                 cut: Callable[[str, int], str] | None = None) -> str:
-    """`text`, then a blank line, CONTEXT_MARKER and the `contexts` (mm-tools.md §ask_agent,
-    Hooks); within `limit` characters when given (maxOutput): the context takes at most half of
-    them, and `text` is cut by `cut(text, room)` (default: its start) to fit. `text` alone
-    without contexts."""
-    if not contexts:
-        return text
-    block = f"\n\n{CONTEXT_MARKER}\n" + "\n".join(c.strip("\n") for c in contexts)
-    body = text.rstrip("\n")
-    if limit is not None:
-        if len(block) > limit // 2:
-            block = block[:max(limit // 2 - 1, 0)] + "…"
-        room = max(limit - len(block), 0)
-        if len(body) > room:
-            body = cut(body, room).rstrip("\n") if cut is not None else body[:room]
-    return body + block if body else block.lstrip("\n")
 
 
 class Hooks:

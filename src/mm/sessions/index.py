@@ -39,12 +39,12 @@ KINDS = ("question", "answer", "answer", "summary")
 
 def open_index(directory: Path) -> sqlite3.Connection | None:
     """The index of `directory`, created when missing; None when it cannot be opened or written
-    (its path, or that of its journal, is not a regular file: mm.tools.fs.write_target). A
+    (its path, or that of its journal, is not a regular file: mm.fs.write_target). A
     corrupt index, or one of another schema version, is deleted and started again."""
-    from mm.tools.fs import write_target
+    from mm.fs import write_target
 
     path = Path(directory) / INDEX_NAME
-    try:  # a named pipe or a device there is never opened by SQLite (mm.tools.fs)
+    try:  # a named pipe or a device there is never opened by SQLite (mm.fs)
         for suffix in ("", "-wal", "-shm"):
             write_target(f"{path}{suffix}")
     except OSError:

@@ -76,9 +76,9 @@ def timestamp(text: str, path: Path | None = None) -> float:
 
 def read_record(path: Path) -> dict[str, Any]:
     """The JSON object of a session file, read without blocking and at most SESSION_BYTES
-    (mm.tools.fs.read_bytes); raises SessionError (a named pipe or a device, too large,
+    (mm.fs.read_bytes); raises SessionError (a named pipe or a device, too large,
     unreadable, not JSON, not an object)."""
-    from mm.tools.fs import read_bytes
+    from mm.fs import read_bytes
 
     try:
         data = json.loads(read_bytes(path, SESSION_BYTES).decode("utf-8", errors="replace"))

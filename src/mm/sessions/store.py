@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from mm.sessions.load import SessionError
-from mm.tools.fs import write_atomic
+from mm.fs import write_atomic
 
 FORMAT_VERSION = 1
 SESSION_MODE = 0o600  # a session file holds a conversation: its owner alone reads it (docs/sessions.md)
@@ -83,10 +83,10 @@ def _lock(path: Path, session_id: str) -> int | None:
         prepare_folder(path.parent)
     except OSError:
         return None
-    from mm.tools.fs import open_regular
+    from mm.fs import open_regular
 
     for _ in range(5):
-        try:  # a regular file only (mm.tools.fs): a named pipe or a device there is no lock
+        try:  # a regular file only (mm.fs): a named pipe or a device there is no lock
             fd = open_regular(path, "w")
         except OSError:
             return None
@@ -113,7 +113,7 @@ def session_record(*, id: str, messages: list[dict], created: str, updated: str,
 
 
 def write_session(path: Path, record: dict[str, Any], index: bool = True) -> None:
-    """Write `record` to `path` atomically, mode SESSION_MODE (mm.tools.fs.write_atomic: a
+    """Write `record` to `path` atomically, mode SESSION_MODE (mm.fs.write_atomic: a
     regular file only), in a folder made ready by prepare_folder; raises OSError (FileRefused
     for a named pipe, a device…).
 

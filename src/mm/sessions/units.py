@@ -15,7 +15,7 @@ import sys
 import unicodedata
 from dataclasses import dataclass
 
-from mm.hooks import CONTEXT_MARKER
+from mm.text import CONTEXT_MARKER
 from mm.text import one_line
 
 NOTE_PREFIXES = ("[mm:", "[prompt blocked by a hook")  # mm's own notes in the user role

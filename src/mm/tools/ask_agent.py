@@ -87,7 +87,7 @@ class AskAgent:
         """The hand-off between the preAsk and postAsk hooks (mm-tools.md §ask_agent, Hooks;
         docs/hooks.md): a denial returns ASK_DENIED (the agent not asked, or its answer withheld),
         a replaced answer is summed up as REPLACED, hook context follows the answer."""
-        from mm.hooks.point import with_context
+        from mm.text import add_context
 
         where = {"name": name, "cwd": Path(ctx.cwd), "session_id": ctx.session_id, "ui": ctx.interaction,
                  "cancelled": ctx.cancelled}
@@ -105,7 +105,7 @@ class AskAgent:
             contexts, replace = contexts + after.contexts, after.replace
         if replace is not None:
             result = ToolResult(replace[:ctx.settings.max_output], summary=REPLACED.format(agent=name, n=len(replace)))
-        result.text = with_context(result.text, contexts, ctx.settings.max_output)
+        result.text = add_context(result.text, contexts, ctx.settings.max_output)
         return result
 
     async def close(self) -> None:

@@ -70,7 +70,7 @@ class ToolContext:
     cwd: Path
     settings: Settings = field(default_factory=Settings)
     cancelled: asyncio.Event = field(default_factory=asyncio.Event)
-    interaction: Any = None  # the front end (mm.engine.events.Interaction), for tools that ask the user
+    interaction: Any = None  # the front end (mm.events.Interaction), for tools that ask the user
     message_text: str = ""  # the text of the model message whose calls are running (save_answer)
     previous_answer: str = ""  # the conversation's last answer when the turn started (save_answer)
     history: list[dict] = field(default_factory=list)  # the history the turn started from (ask_agent)

@@ -83,9 +83,9 @@ def _read_lines(path: Path, shown: str, first: int, last: int, numbered: bool, b
     """Read lines `first`..`last` (1-based, inclusive; last 0 = to the end) of `path`, at most
     `budget` characters of them, and count every line of the file: at most the size it had when
     opened (PSEUDO_FILE_BYTES for a file that says 0, as in /proc). Opened without blocking
-    (mm.tools.fs.open_regular: raises FileRefused for anything but a regular file); stops when
+    (mm.fs.open_regular: raises FileRefused for anything but a regular file); stops when
     `cancelled` (an Event) is set."""
-    from mm.tools.fs import open_regular, read_chunks
+    from mm.fs import open_regular, read_chunks
 
     result = _Lines([], 0)
     used = 0
@@ -182,7 +182,7 @@ class ReadFile:
             len(TRUNCATED.format(limit=limit, first=big, last=big, total=big, next=big)),
             len(LONG_LINE_CUT.format(limit=limit, n=big, total=big)),
         )
-        from mm.tools.fs import FileRefused  # on first use: start-up time
+        from mm.fs import FileRefused  # on first use: start-up time
 
         read = (path, path_text, max(start, 1), end, numbered, max(limit - marker_room - 1, 1), ctx.cancelled)
         try:  # in a thread: a slow disk never stalls the event loop (Ctrl-C, the spinner)

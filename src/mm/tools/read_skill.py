@@ -75,9 +75,9 @@ class ReadSkill:
         if skill is None:
             names = ", ".join(s.name for s in self.catalogue)
             return ToolResult(UNKNOWN.format(name=wanted, names=names), failed=True)
-        from mm.tools.fs import read_bytes
+        from mm.fs import read_bytes
 
-        try:  # in a thread, without blocking, at most SKILL_BYTES (mm.tools.fs.read_bytes)
+        try:  # in a thread, without blocking, at most SKILL_BYTES (mm.fs.read_bytes)
             raw = await asyncio.to_thread(read_bytes, skill.path, SKILL_BYTES)
         except OSError as err:  # FileRefused: a named pipe or a device put there since, too large
             reason = getattr(err, "reason", None) or (err.strerror or str(err)).lower()

@@ -59,8 +59,8 @@ class SaveAnswer:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Write the answer with a trailing newline to a new file (in a worker thread); never
-        overwrite one, never write under /dev, /proc or /sys (mm.tools.fs.write_atomic)."""
-        from mm.tools.fs import FileRefused, write_atomic
+        overwrite one, never write under /dev, /proc or /sys (mm.fs.write_atomic)."""
+        from mm.fs import FileRefused, write_atomic
 
         prepared = self._prepare(args, ctx)
         if isinstance(prepared, ToolResult):

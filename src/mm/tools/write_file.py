@@ -44,7 +44,7 @@ def content_text(value: Any) -> str | None:
 def keep_conventions(content: str, previous: str | None, had_bom: bool) -> str:
     """Give `content` (str) the line endings and BOM of the file it replaces: LF text written
     over a pure-CRLF file becomes CRLF; a BOM is kept. `previous` is the old text (no BOM)."""
-    from mm.tools.fs import BOM, line_endings
+    from mm.fs import BOM, line_endings
 
     if previous is not None and line_endings(previous) == "\r\n" and "\r" not in content:
         content = content.replace("\n", "\r\n")
@@ -80,7 +80,7 @@ def write(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> To
     plan_only: write nothing and return the diff with the `change` that would be made.
     """
     from mm.tools.diff import diff_texts, fit, split_lines  # on first use: start-up time
-    from mm.tools.fs import (BOM, TEXT_FILE_BYTES, FileRefused, TextFileError, line_endings, read_head, read_text,
+    from mm.fs import (BOM, TEXT_FILE_BYTES, FileRefused, TextFileError, line_endings, read_head, read_text,
                              size_text, write_atomic, write_target)
 
     path = args.get("path")

@@ -6,7 +6,7 @@ import os
 import sys
 from typing import Any, Callable, TextIO
 
-from mm.engine.events import (Compacted, Event, HookLine, PermissionAnswer, TextChunk, ToolCallDone,
+from mm.events import (Compacted, Event, HookLine, PermissionAnswer, TextChunk, ToolCallDone,
                               ToolCallStarted, TurnDone)
 from mm.engine.recap import recap_line
 from mm.llm.types import fix_surrogates

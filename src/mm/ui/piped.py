@@ -16,7 +16,7 @@ import select
 import stat
 from typing import Callable
 
-from mm.tools.fs import CHUNK, size_text
+from mm.fs import CHUNK, size_text
 
 PROMPT_BYTES = 1 << 20  # the largest prompt `-p` takes, piped input included (docs/scripting.md)
 WAIT_NOTICE = 3.0  # seconds without a byte before WAITING is said

@@ -17,7 +17,7 @@ import time
 from dataclasses import asdict
 from typing import Any, Callable, TextIO
 
-from mm.engine.events import (Answered, Compacted, Event, RelayedText, TextChunk, ThoughtChunk, ToolCallDone,
+from mm.events import (Answered, Compacted, Event, RelayedText, TextChunk, ThoughtChunk, ToolCallDone,
                               ToolCallStarted, TurnDone, UsageReport)
 from mm.llm.types import Usage, fix_surrogates
 from mm.ui.oneshot import OneShotUI

@@ -13,7 +13,7 @@ from mm.tools.diff import Block, diff_lines, fit, split_lines
 from mm.tools.edit.args import NOTHING_WRITTEN, parse_edits
 from mm.tools.edit.index import FileIndex
 from mm.tools.edit.match import Match, locate
-from mm.tools.fs import BOM, FileRefused, TextFileError, read_text, write_atomic
+from mm.fs import BOM, FileRefused, TextFileError, read_text, write_atomic
 
 PATH_REQUIRED = "edit_file: path is required — the path of the file to edit, relative to the working directory"
 DOES_NOT_EXIST = "{path} does not exist. Create it with write_file"  # read_file's text (mm-tools.md §read_file)

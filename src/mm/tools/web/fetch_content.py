@@ -97,8 +97,8 @@ class FetchContent:
 
 
 def _check_output(target: Path, shown: str) -> None:
-    """Raise FetchError (code 1) when `target` is a path mm never writes (mm.tools.fs.write_target)."""
-    from mm.tools.fs import FileRefused, write_target
+    """Raise FetchError (code 1) when `target` is a path mm never writes (mm.fs.write_target)."""
+    from mm.fs import FileRefused, write_target
 
     try:
         write_target(target, shown)
@@ -107,9 +107,9 @@ def _check_output(target: Path, shown: str) -> None:
 
 
 def _save(target: Path, shown: str, markdown: str) -> None:
-    """Write `markdown` to `target` atomically (mm.tools.fs.write_atomic: a regular file, never
+    """Write `markdown` to `target` atomically (mm.fs.write_atomic: a regular file, never
     under /dev, /proc or /sys); raises FetchError (code 1) when it cannot be written."""
-    from mm.tools.fs import FileRefused, write_atomic
+    from mm.fs import FileRefused, write_atomic
 
     try:
         if target.is_dir() or shown.endswith(("/", os.sep)):

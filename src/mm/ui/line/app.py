@@ -18,7 +18,7 @@ from typing import Any
 
 from mm import __version__
 from mm.config.schema import AgentConfig
-from mm.engine.events import Event, PermissionAnswer
+from mm.events import Event, PermissionAnswer
 from mm.commands.sessions import NO_SESSIONS, RESUMED, session_to_resume, sessions_text
 from mm.ui.line.commands import (HELP, NO_EDITOR_HERE, NO_MEMORY, NO_WORDS, QUITS, STATUS, UNKNOWN_COMMAND,
                                  WORKING, Services, command_of, is_a_prompt, question_command, run_waiting,

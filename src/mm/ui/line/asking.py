@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from mm.engine.events import ToolCallDone, ToolCallStarted
+from mm.events import ToolCallDone, ToolCallStarted
 
 
 async def ask_command(conv: Any, text: str, view: Any, make_ui: Any, running: Any) -> None:
@@ -15,7 +15,7 @@ async def ask_command(conv: Any, text: str, view: Any, make_ui: Any, running: An
     is saved. `make_ui(stop)` gives the line-mode Interaction whose questions stop with `stop`;
     `running(cancel)` is the context in which Esc, Ctrl-C and the leaving signals call `cancel`
     (mm.ui.line.interrupts.Interrupts.running)."""
-    from mm.ask.direct import ASK_USAGE, NO_AGENTS, ask_agent_once, split_ask
+    from mm.ui.handoff import ASK_USAGE, NO_AGENTS, ask_agent_once, split_ask
 
     tool = conv.registry.get("ask_agent")
     if tool is None:

@@ -1,5 +1,5 @@
 """The prompt history of line mode, kept across runs in prompt_toolkit's FileHistory format,
-read and appended through mm.tools.fs: only a regular file, never a named pipe or a device,
+read and appended through mm.fs: only a regular file, never a named pipe or a device,
 never under /dev, /proc or /sys; read without blocking, its last HISTORY_BYTES only
 (docs/line-mode.md §Prompt history)."""
 
@@ -17,8 +17,8 @@ NOT_KEPT = "[warning: the prompt history is not kept: {reason}]"
 
 
 def history_problem(path: Path) -> str | None:
-    """NOT_KEPT for `path` when mm will not write it (mm.tools.fs.write_target), else None."""
-    from mm.tools.fs import write_target
+    """NOT_KEPT for `path` when mm will not write it (mm.fs.write_target), else None."""
+    from mm.fs import write_target
 
     try:
         write_target(path)
@@ -29,7 +29,7 @@ def history_problem(path: Path) -> str | None:
 
 class PromptHistory(History):
     """prompt_toolkit's FileHistory, each entry `# <time>` then `+<line>` lines, written and read
-    by mm.tools.fs; a file mm may not read or write is no history (nothing raised)."""
+    by mm.fs; a file mm may not read or write is no history (nothing raised)."""
 
     def __init__(self, path: Path):
         self.path = Path(path)
@@ -37,7 +37,7 @@ class PromptHistory(History):
 
     def load_history_strings(self) -> Iterable[str]:
         """The entries, newest first, from the last HISTORY_BYTES of the file."""
-        from mm.tools.fs import open_regular, read_chunks
+        from mm.fs import open_regular, read_chunks
 
         try:
             fd = open_regular(self.path)
@@ -63,9 +63,9 @@ class PromptHistory(History):
         return reversed(entries)
 
     def store_string(self, string: str) -> None:
-        """Append `string` as one entry (mm.tools.fs.append_to); a refused or failed write is
+        """Append `string` as one entry (mm.fs.append_to); a refused or failed write is
         let go: the prompt goes on (history_problem told it at start)."""
-        from mm.tools.fs import append_to
+        from mm.fs import append_to
 
         entry = f"\n# {datetime.datetime.now()}\n" + "".join(f"+{line}\n" for line in string.split("\n"))
         try:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable
 
-from mm.engine.events import PermissionAnswer
+from mm.events import PermissionAnswer
 from mm.ui.line.keys import EscapePressed, ask_line
 from mm.ui.render import visible
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from mm.engine.events import (Compacted, Composing, Event, HookLine, RelayedText, TextChunk, ThoughtChunk,
+from mm.events import (Compacted, Composing, Event, HookLine, RelayedText, TextChunk, ThoughtChunk,
                               ToolCallDone, ToolCallStarted, TurnDone)
 from mm.engine.recap import recap_line
 from mm.llm.types import fix_surrogates

@@ -54,7 +54,7 @@ def run_ask(config: AgentConfig, agent: str, prompt: str) -> int:
 
 
 async def _ask(config: AgentConfig, tool: Any, agent: str, prompt: str) -> int:
-    from mm.engine.events import RelayedText, TextChunk
+    from mm.events import RelayedText, TextChunk
     from mm.tools.base import Settings
     from mm.ui.oneshot import OneShotUI
 
