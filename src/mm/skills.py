@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
 # mm's own slash commands in every front end (mm.commands.ACP_COMMANDS): they win over a skill of that name
-COMMAND_NAMES = ("new", "compact", "help", "clear", "model", "resume", "cost", "init")
+COMMAND_NAMES = ("new", "compact", "help", "clear", "model", "resume", "cost", "init", "mcp")
 SKILL_FILE = "SKILL.md"  # the skill of a directory skill
 SUFFIX = ".md"
 HEAD_BYTES = 64 * 1024  # the part of a skill file read for the catalogue (frontmatter, first line)
