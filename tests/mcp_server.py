@@ -4,7 +4,7 @@
     python tests/mcp_server.py --http          # streamable HTTP on 127.0.0.1, a free port: prints its URL
 
 Its tools: `add` (a sum, with structured content), `look` (readOnlyHint), `wipe` (destructiveHint),
-`boom` (the tool fails), `die` (the server exits in the middle of the call), `slow` (sleeps),
+`boom` (the tool fails), `refuse` (a JSON-RPC error), `die` (the server exits in the middle of the call), `slow` (sleeps),
 `picture` (an image and a text), `bash` (a name mm's own tool has), `headers` (the HTTP headers
 of the request). With MCP_PID_FILE set, it writes its pid there when it starts; with
 MCP_SLEEP_FIRST (seconds), it sleeps before serving (a slow start).
@@ -44,6 +44,15 @@ def wipe(path: str) -> str:
 def boom() -> str:
     """Always fails."""
     raise ValueError("the boom tool broke")
+
+
+@server.tool()
+def refuse() -> str:
+    """Answers with a JSON-RPC error, not a result."""
+    from mcp.shared.exceptions import MCPError
+    from mcp_types import INVALID_PARAMS
+
+    raise MCPError(INVALID_PARAMS, "refused on purpose")
 
 
 @server.tool()

@@ -197,3 +197,15 @@ def test_names_are_function_names_prefixed_on_a_clash():
     long = "x" * 80
     assert _free_name(db, long, used) == "x" * 64
     assert _free_name(db, long, used | {"x" * 64}) == ("db_" + "x" * 80)[:64]
+
+
+def test_mm_config_hides_the_values_of_env_and_headers(tmp_path):
+    from mm.config.show import HIDDEN, config_text
+
+    path = write(tmp_path / "agent.yaml", "mcpServers:\n  web:\n    url: 'http://127.0.0.1:1/mcp'\n"
+                                          "    headers: {Authorization: 'Bearer ${TOKEN}'}\n"
+                                          "  fs: {command: x, env: {API_KEY: s3cret}}\n")
+    shown = config_text(load_config(str(path), cwd=tmp_path, env={"TOKEN": "t0k3n"}), tmp_path)
+    assert "t0k3n" not in shown and "s3cret" not in shown
+    assert f"Authorization: '{HIDDEN}'" in shown and f"API_KEY: '{HIDDEN}'" in shown
+    assert "url: http://127.0.0.1:1/mcp" in shown

@@ -22,7 +22,7 @@ from test_mcp import SERVER, stdio
 from mm.mcp.connection import CANNOT_RUN, DID_NOT_START
 from mm.mcp.hub import HEAD, LINE, NO_SERVER
 
-READY = "fs · ready, 9 tools: add, look, wipe, boom, die, slow, picture, fs_bash, headers · stdio: "
+READY = "fs · ready, 10 tools: add, look, wipe, boom, refuse, die, slow, picture, fs_bash, headers · stdio: "
 
 
 def poll(ask, wanted: str, timeout: float = 90) -> str:

@@ -29,7 +29,7 @@ EXITED = "it exited"
 EXITED_SAYING = "it exited: {line}"
 CALL_TIMED_OUT = "[error: {tool}: the MCP server {server} did not answer within {seconds:g} s (its timeout) — the call was given up]"
 CALL_GONE = "[error: {tool}: the MCP server {server} is gone ({why}) — its tools cannot be used any more]"
-CALL_FAILED = "[error: {tool}: the MCP server {server} answered with an error: {message}]"
+CALL_FAILED = "[error: {tool}: the call to the MCP server {server} failed: {message}]"
 
 
 class CallProblem(Exception):
@@ -67,7 +67,7 @@ class Connection:
         """Call the server's tool `tool` with `arguments` and return the SDK's CallToolResult,
         within the spec's `timeout`. Raises CallProblem (its text names the tool `shown_as`):
         CALL_TIMED_OUT, CALL_GONE (the server went: said once, and left out from now on),
-        CALL_FAILED (a protocol error)."""
+        CALL_FAILED (an error answered, or a result the SDK could not read: the server stays)."""
         from mcp.shared.exceptions import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -83,22 +83,26 @@ class Connection:
                 await self._gone_soon(err)
                 raise CallProblem(CALL_GONE.format(why=self.problem, **names)) from None
             raise CallProblem(CALL_FAILED.format(message=err.message, **names)) from None
-        except Exception as err:  # the transport failed under the call (an HTTP server that went)
-            self._gone(self._why(err))
-            raise CallProblem(CALL_GONE.format(why=self.problem, **names)) from None
+        except Exception as err:  # the transport failed under the call, or the SDK refused the result
+            if self.state != READY:
+                raise CallProblem(CALL_GONE.format(why=self.problem, **names)) from None
+            raise CallProblem(CALL_FAILED.format(message=describe(err), **names)) from None
 
     async def close(self) -> None:
         """Stop the server (mm leaves): the SDK closes the session (a stdio server's stdin
-        closed, then SIGTERM, then SIGKILL), bounded by CLOSE_WAIT. Nothing is reported."""
+        closed, then SIGTERM, then SIGKILL), bounded by CLOSE_WAIT; one still starting is not
+        waited for (its start is cancelled, the SDK's close still runs). Nothing is reported."""
+        starting = self.state == STARTING
         if self.state in (STARTING, READY):
             self.state = STOPPED
         self._stop.set()
         task = self._task
         if task is None or task.done():
             return
-        try:
-            await asyncio.wait_for(asyncio.shield(task), CLOSE_WAIT)
-        except (asyncio.TimeoutError, Exception):
+        if starting:
+            task.cancel()
+        done, _ = await asyncio.wait({task}, timeout=CLOSE_WAIT)
+        if not done:
             task.cancel()
 
     # -- the server's task
@@ -106,7 +110,7 @@ class Connection:
         try:
             await asyncio.to_thread(_import_sdk)
             await self._serve()
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, KeyboardInterrupt, SystemExit):
             raise
         except BaseException as err:  # whatever the SDK or the server did: said, and mm goes on
             if self.state == STARTING:
