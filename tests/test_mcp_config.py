@@ -209,3 +209,22 @@ def test_mm_config_hides_the_values_of_env_and_headers(tmp_path):
     assert "t0k3n" not in shown and "s3cret" not in shown
     assert f"Authorization: '{HIDDEN}'" in shown and f"API_KEY: '{HIDDEN}'" in shown
     assert "url: http://127.0.0.1:1/mcp" in shown
+
+
+def test_a_listed_tool_as_declared():
+    from mcp_types import Tool
+
+    from mm.mcp.connection import Connection
+    from mm.mcp.servers import ServerSpec
+    from mm.tools.mcp_tools import DESCRIPTION_LIMIT, mcp_tool
+
+    careful = Connection(ServerSpec("careful", "the agent file", command="x", allow=("peek",), asks=True), print)
+    listed = Tool(name="peek", description="d" * 3000, input_schema={"type": "object", "properties": {}},
+                  annotations=ToolAnnotations(readOnlyHint=True))
+    tool = mcp_tool(careful, listed, "peek")
+    assert len(tool.description) == DESCRIPTION_LIMIT and tool.description.endswith("…")
+    assert (tool.kind, tool.needs_permission, tool.always_asks, tool.extra_keys) == ("read", False, False, True)
+    other = mcp_tool(careful, Tool(name="poke", input_schema={"type": "object"}), "careful_poke")
+    assert (other.kind, other.needs_permission, other.always_asks, other.description) == ("other", True, True, "")
+    assert other.schema() == {"type": "function", "function": {
+        "name": "careful_poke", "description": "", "parameters": {"type": "object", "properties": {}}}}
