@@ -199,9 +199,13 @@ async def _oneshot(config: AgentConfig, prompt: str, ui: Any, resume: str | None
         to_resume = await asyncio.to_thread(session_to_resume, config, cwd, resume)
         if isinstance(to_resume, str):
             return _finish(ui, EXIT_USAGE, error=to_resume, usage_error=True)
+    from mm.mcp import start_servers, stop_servers
+
+    start_servers(config, cwd, ui.note)  # beside finding the server; the turn waits for them (docs/mcp.md)
     try:
         endpoint = await resolve_endpoint(config)
     except ResolveError as err:  # mm.llm.embedded.EmbeddedError included
+        await stop_servers()
         return _finish(ui, EXIT_FAILED, error=str(err))
     if endpoint.picked:  # mm chose the server or the model: say which answers
         ui.note(model_line(endpoint))
@@ -231,18 +235,38 @@ async def _oneshot(config: AgentConfig, prompt: str, ui: Any, resume: str | None
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # a closed terminal too
             loop.add_signal_handler(sig, stop)
-        ui.started(session_id, endpoint.model, conv.registry.names, str(conv.cwd), prompt)
         try:
-            done = await _probe_and_turn(conv, config, endpoint, prompt, ui, interrupted)
+            done = None
+            if await _servers_settled(conv, interrupted):
+                conv.registry.refresh()  # the MCP servers' tools are declared from the first request
+                ui.started(session_id, endpoint.model, conv.registry.names, str(conv.cwd), prompt)
+                done = await _probe_and_turn(conv, config, endpoint, prompt, ui, interrupted)
         finally:
             await conv.close()  # the agents ask_agent started, the session file let go
     finally:
+        await stop_servers()
         endpoint.close()
     if ui.closed_output:  # the turn was cancelled because the reader left: nothing else to say
         return _finish(ui, EXIT_CLOSED_OUTPUT, session_id)
     if done is None or done.stop_reason == "cancelled":
         return _finish(ui, EXIT_INTERRUPTED, session_id, error=INTERRUPTED, stop_reason="cancelled")
     return _finish(ui, EXIT_OK if done.stop_reason == "end_turn" else EXIT_FAILED, session_id)
+
+
+async def _servers_settled(conv: Conversation, interrupted: asyncio.Event) -> bool:
+    """One-shot mode has one turn, and no later prompt for a slow MCP server's tools to join:
+    wait until no server is starting (each gives up after its startupTimeout, docs/mcp.md §When
+    the tools join). Returns False when interrupted first."""
+    joining = conv.registry.joining
+    if joining is None:
+        return True
+    from mm.tools.waiting import Cancelled, unless_cancelled
+
+    try:
+        await unless_cancelled(joining.settled(), interrupted)
+    except Cancelled:
+        return False
+    return True
 
 
 async def _probe_and_turn(conv: Conversation, config: AgentConfig, endpoint, prompt: str, ui,

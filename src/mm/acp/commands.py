@@ -1,5 +1,6 @@
 """The slash commands `mm -acp` intercepts in `session/prompt` (mm-acp.md §session/prompt: /new,
-/compact; issue 11 point 6: /help, /clear, /model, /resume, /cost, /init; docs/acp.md §Commands).
+/compact; issue 11 point 6: /help, /clear, /model, /resume, /cost, /init; issue 12: /mcp;
+docs/acp.md §Commands).
 
 Each answers with one `agent_message_chunk` and `stopReason: end_turn` without calling the model,
 but /init, which runs a turn with its prompt (mm.commands.init).
@@ -40,6 +41,10 @@ async def run_command(session: Any, ui: Any, command: str, argument: str) -> dic
         line = session.conv.usage_text()
     elif command == "/model":
         line = await _model(session, argument)
+    elif command == "/mcp":
+        from mm.commands.mcp import servers_text
+
+        line = servers_text(session.conv.registry)
     else:  # /resume
         line = await _resume(session, ui, argument)
     first, *more = line.split("\n")
@@ -60,10 +65,18 @@ async def _new(session: Any, ui: Any) -> dict[str, Any]:
 
 def _help(session: Any) -> str:
     """`/help`: the commands, then the skills advertised (mm.commands.help_text)."""
-    from mm.commands import ACP_COMMANDS, help_text
+    from mm.commands import help_text
     from mm.skills import advertised_skills
 
-    return help_text(ACP_COMMANDS, advertised_skills(session.catalogue))
+    return help_text(advertised_commands(session), advertised_skills(session.catalogue))
+
+
+def advertised_commands(session: Any) -> tuple[Any, ...]:
+    """The commands `session` offers (mm.commands.ACP_COMMANDS): /mcp only when an MCP server is
+    configured for it (it answers every time, with why there is nothing to list)."""
+    from mm.commands import ACP_COMMANDS, MCP
+
+    return tuple(c for c in ACP_COMMANDS if c is not MCP or session.conv.registry.joining is not None)
 
 
 async def _model(session: Any, name: str) -> str:

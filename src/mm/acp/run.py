@@ -53,12 +53,20 @@ async def _serve(config: AgentConfig, wire: int, agent_file: Any) -> int:
     from mm.skills import catalogue_of, shadowed_line, shadowed_skills
     from mm.tools.registry import build_registry
 
+    from mm.mcp import start_servers, stop_servers
+
+    start_servers(config, Path.cwd(), log)  # MCP servers, in the background (docs/mcp.md)
     tools = build_registry(config, cwd=Path.cwd())  # what the banner names (sessions build their own)
     for skill in shadowed_skills(catalogue_of(tools)):  # not advertised: the banner says so (mm-acp.md)
         log(f"[acp] {shadowed_line(skill)}")
 
     def ready(endpoint: Any, facts: Any) -> None:  # the banner, then the server's warnings, once
+        tools.refresh()  # with the MCP servers' tools ready by now
         log(_banner(endpoint, facts.context_window, tools.names))
+        if tools.joining is not None:
+            from mm.commands.mcp import servers_line
+
+            log(f"[acp] {servers_line(tools)}")
         for line in facts.warnings:
             log(line)
 
@@ -87,6 +95,7 @@ async def _serve(config: AgentConfig, wire: int, agent_file: Any) -> int:
         for task in (serving, stopping, *watch):
             task.cancel()
         await asyncio.gather(serving, stopping, *watch, return_exceptions=True)
+        await stop_servers()
         model.close()
     error = serving.exception() if serving.done() and not serving.cancelled() else None
     if error is not None:  # the SDK could not be loaded (a broken installation)

@@ -215,11 +215,11 @@ class EditorAgent:
         return path
 
     async def _send_commands(self, session: Any) -> None:
-        from mm.commands import ACP_COMMANDS
+        from mm.acp.commands import advertised_commands
         from mm.skills import advertised_skills
 
         commands: list[dict[str, Any]] = []
-        for command in ACP_COMMANDS:  # mm-acp.md §Available commands, and issue 11's (docs/acp.md §Commands)
+        for command in advertised_commands(session):  # mm-acp.md §Available commands, issues 11 and 12's
             commands.append({"name": command.name, "description": command.description})
             if command.hint:
                 commands[-1]["input"] = {"hint": command.hint}

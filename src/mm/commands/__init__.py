@@ -2,8 +2,8 @@
 commands; docs/line-mode.md §Slash commands, docs/acp.md §Commands).
 
 This package is shared by the front ends (ui/line, acp): the command table here, the server's
-models (`mm.commands.model`), the saved conversations (`mm.commands.sessions`) and `/init`
-(`mm.commands.init`). Nothing heavy is imported at module level.
+models (`mm.commands.model`), the saved conversations (`mm.commands.sessions`), `/init`
+(`mm.commands.init`) and the MCP servers (`mm.commands.mcp`). Nothing heavy is imported at module level.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ RESUME = Command("resume", "List the saved conversations; /resume ID goes on wit
                  "a session id, or nothing to list them")
 COST = Command("cost", "The session's token totals and the context window's fill")
 INIT = Command("init", "Ask the model to write an AGENTS.md for this project (build, test, run)")
+MCP = Command("mcp", "List the MCP servers, their state and their tools")  # docs/mcp.md
 USAGE = Command("usage", "The session's token totals and the context window's fill (also /cost)")
 SESSIONS = Command("sessions", "List the saved conversations; /sessions ID goes on with one (also /resume)", "[ID]")
 MEMORY = Command("memory", "Search past conversations for words", "WORDS")
@@ -43,9 +44,10 @@ QUIT = Command("quit", "Leave mm (also /exit, Ctrl-D)")
 EXIT = Command("exit", "Leave mm (as /quit)")
 
 # What `mm -acp` intercepts and advertises, in this order (mm-acp.md lists new and compact first).
-ACP_COMMANDS = (NEW, COMPACT, HELP, CLEAR, MODEL, RESUME, COST, INIT)
+ACP_COMMANDS = (NEW, COMPACT, HELP, CLEAR, MODEL, RESUME, COST, INIT, MCP)
 # What line mode handles.
-LINE_COMMANDS = (HELP, NEW, CLEAR, COMPACT, USAGE, COST, MODEL, SESSIONS, RESUME, MEMORY, INIT, EDIT, ASK, QUIT, EXIT)
+LINE_COMMANDS = (HELP, NEW, CLEAR, COMPACT, USAGE, COST, MODEL, SESSIONS, RESUME, MEMORY, INIT, MCP, EDIT, ASK, QUIT,
+                 EXIT)
 ALIASES = {"clear": "new", "cost": "usage", "resume": "sessions", "exit": "quit"}  # the name → what it does
 
 SKILLS_HEAD = "skills (/name or $name, then what it needs):"

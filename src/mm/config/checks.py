@@ -19,7 +19,8 @@ Where = Callable[[tuple], str]  # the place a key was set: "<file>:<line>", "--b
 def check(config: AgentConfig, where: Where) -> str | None:
     """Return the first problem as `<where>: <key>: <problem>`, or None when the configuration can work."""
     for problem in (_base_url(config, where), _model_file(config, where), _tools(config, where),
-                    _asked_agents(config, where), _hooks(config, where), _toolsets(config, where)):
+                    _asked_agents(config, where), _hooks(config, where), _toolsets(config, where),
+                    _mcp_servers(config, where)):
         if problem:
             return problem
     return None
@@ -33,6 +34,20 @@ def _toolsets(config: AgentConfig, where: Where) -> str | None:
     for i, name in enumerate(config.toolsets):
         if name not in names:
             return f"{where(('toolsets', i))}: " + UNKNOWN_GROUP.format(name=name, names=", ".join(names))
+    return None
+
+
+def _mcp_servers(config: AgentConfig, where: Where) -> str | None:
+    """Each `mcpServers` entry names one server: a program (command) or an endpoint (url)
+    (mm.mcp.servers.entry_problem; docs/mcp.md)."""
+    if not config.mcpServers:
+        return None
+    from mm.mcp.servers import entry_problem
+
+    for name, entry in config.mcpServers.items():
+        problem = "the server's name is empty" if not name.strip() else entry_problem(asdict(entry))
+        if problem:
+            return f"{where(('mcpServers', name))}: mcpServers.{name}: {problem}"
     return None
 
 

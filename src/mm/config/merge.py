@@ -1,6 +1,6 @@
 """The project's agent file merged over the user's (docs/configuration.md §Where it is found):
 key by key, a block (`sessions:`, `context:`…) merged, a list (`tools:`) replaced, an agent of
-`mmConfigs` replaced as a whole; each key keeps the place of the file it came from."""
+`mmConfigs` or a server of `mcpServers` replaced as a whole; each key keeps the place of the file it came from."""
 
 from __future__ import annotations
 
@@ -43,6 +43,7 @@ def _merged(low: dict, high: dict, loc: tuple, replaced: list[tuple]) -> dict:
 
 def _is_block(loc: tuple) -> bool:
     """Mappings merged key by key: every one but an agent of `mmConfigs` (one agent: its
-    `config` and `command` exclude each other) and what lies deeper than MAX_DEPTH."""
-    return len(loc) <= MAX_DEPTH and not (len(loc) == 2 and loc[0] == "mmConfigs")
+    `config` and `command` exclude each other), a server of `mcpServers` (its `command` and
+    `url` too) and what lies deeper than MAX_DEPTH."""
+    return len(loc) <= MAX_DEPTH and not (len(loc) == 2 and loc[0] in ("mmConfigs", "mcpServers"))
 

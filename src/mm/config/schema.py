@@ -141,6 +141,27 @@ class HooksConfig:
 
 
 @dataclass
+class McpServerEntry:
+    """One server of `mcpServers` (docs/mcp.md): a program spoken to on stdio (`command`, `args`,
+    `env`, `cwd`) or a streamable-HTTP endpoint (`url`, `headers`), as Claude Code, Cursor and
+    gemini-cli write them; which of the two it is, and the rest, mm.mcp.servers checks."""
+
+    __pydantic_config__ = FORBID
+    command: str | None = None  # the program; looked up on the PATH
+    args: list[str] = field(default_factory=list)
+    env: dict[str, str] = field(default_factory=dict)  # over mm's own environment
+    cwd: str | None = None  # relative to the working directory; none: the working directory
+    url: str | None = None  # http:// or https://
+    headers: dict[str, str] = field(default_factory=dict)
+    type: str | None = None  # Claude Code's `stdio` or `http` (`streamable-http`): read, and checked against the rest
+    timeout: Annotated[float, Gt(0)] = 60.0  # seconds a tool call may take
+    startupTimeout: Annotated[float, Gt(0)] = 30.0  # seconds to start and list its tools
+    allow: list[str] = field(default_factory=list)  # its tools that never ask permission
+    permissions: Literal["ask"] | None = None  # ask: every call asks, even with `yolo: true` (mm-acp.md)
+    disabled: bool = False  # left out (a server of .mcp.json switched off by name)
+
+
+@dataclass
 class AgentConfig:
     """The whole agent file. Keys are camelCase, as in the references."""
 
@@ -175,6 +196,7 @@ class AgentConfig:
     mmConfigs: dict[str, AskedAgentEntry] = field(default_factory=dict)  # agents ask_agent can ask
     hooks: HooksConfig = field(default_factory=HooksConfig)  # commands run at tool calls, hand-offs, prompts
     toolsets: list[str] = field(default_factory=lambda: ["core"])  # the tool groups declared (docs/tools.md)
+    mcpServers: dict[str, McpServerEntry] = field(default_factory=dict)  # MCP servers whose tools join (docs/mcp.md)
 
 
 def constraint_names() -> dict[str, Any]:

@@ -4,7 +4,8 @@
 The output is YAML an agent file can take: every key of the schema with its value, and a
 comment naming where the value came from — `<file>:<line>`, a variable (`OPENAI_BASE_URL`,
 `MM_MODEL`), a flag (`--model`) or `default`; a value expanded from `${VAR}` names the variables.
-Secrets (`apiKey`, `webSearch.apiKey`) are never printed.
+Secrets (`apiKey`, `webSearch.apiKey`, the values of an MCP server's `env` and `headers`) are
+never printed.
 """
 
 from __future__ import annotations
@@ -50,10 +51,21 @@ def _block(loaded: LoadedConfig, block: Any, loc: tuple, indent: str) -> list[st
             continue
         if here in SECRETS and value:
             value = HIDDEN
+        elif here == ("mcpServers",):
+            value = {name: _server_shown(entry) for name, entry in value.items()}
         dumped = _dump({f.name: _plain(value)}).splitlines()
         lines.append(_commented(indent + dumped[0], _origin(loaded, here)))
         lines += [indent + rest for rest in dumped[1:]]
     return lines
+
+
+def _server_shown(entry: Any) -> dict[str, Any]:
+    """An MCP server's entry with the values of its `env` and `headers` hidden (tokens, mostly:
+    docs/mcp.md), their names shown."""
+    shown = _plain(entry)
+    for key in ("env", "headers"):
+        shown[key] = {name: HIDDEN for name in shown[key]}
+    return shown
 
 
 def _origin(loaded: LoadedConfig, loc: tuple) -> str:

@@ -173,14 +173,16 @@ def _title(tool: Any, arguments: dict[str, Any], ctx: ToolContext) -> str | None
 async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui: Interaction,
                          permissions: Permissions, yolo: bool, call_id: str, decision: str | None = None) -> ToolResult:
     """Ask the permission when it is needed, then run the tool. `decision`: a preToolCall hook's
-    "allow" (not asked, unless the user said never) or "ask" (asked even with `yolo`)."""
+    "allow" (not asked, unless the user said never) or "ask" (asked even with `yolo`). A tool
+    whose `always_asks` is true asks even with `yolo` (an MCP server's `permissions: ask`, mm-acp.md)."""
     title = _title(tool, arguments, ctx)
     if decision == "ask":
         asks = True
     elif decision == "allow":
         asks = tool.name in permissions.always_reject
     else:
-        asks = _needs_permission(tool, arguments, ctx) and not yolo and tool.name not in permissions.always_allow
+        wanted = (_needs_permission(tool, arguments, ctx) and not yolo) or getattr(tool, "always_asks", False)
+        asks = wanted and tool.name not in permissions.always_allow
     preview, planned = _preview(tool.name, arguments), None
     if asks and tool.name not in permissions.always_reject:
         planned = await _planned_change(tool, arguments, ctx)

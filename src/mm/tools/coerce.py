@@ -198,11 +198,14 @@ def coerce_arguments(
     *,
     enums: Mapping[str, Sequence[Any]] | None = None,
     json_text: Container[str] = (),
+    extra_keys: bool = False,
 ) -> tuple[dict | None, str | None]:
     """Coerce a call's decoded arguments to `params`; return `(args, None)` or `(None, message)`.
 
     `enums` maps a parameter name to its allowed values (declared tools); `json_text` names the
-    string parameters that take an object or array as JSON text (write_file's `content`).
+    string parameters that take an object or array as JSON text (write_file's `content`);
+    `extra_keys`: keys that are no parameter are passed on as sent (an MCP tool whose schema
+    lets them through, docs/mcp.md), not faults.
     A missing optional parameter gets its default (left out when the default is None); a JSON
     null counts as missing. A missing required parameter, an unknown key, an uncoercible value
     or a value outside its enum is a fault; all faults are listed in the message.
@@ -233,14 +236,18 @@ def coerce_arguments(
             faults.append(FAULT_ENUM.format(p=p.name, v=quoted(render_value(value), QUOTED_VALUE), values=values))
             continue
         out[p.name] = value
-    faults.extend(FAULT_UNKNOWN.format(key=quoted(key, QUOTED_VALUE)) for key in args if key not in known)
+    if extra_keys:
+        out.update((key, value) for key, value in args.items() if key not in known)
+    else:
+        faults.extend(FAULT_UNKNOWN.format(key=quoted(key, QUOTED_VALUE)) for key in args if key not in known)
     if faults:
         return None, invalid_call_message(tool_name, params, args, faults, enums)
     return out, None
 
 
 def coerce_tool_args(tool: Any, args: dict) -> tuple[dict | None, str | None]:
-    """Coerce `args` for `tool`, reading its optional `enums` and `json_text_params` attributes.
+    """Coerce `args` for `tool`, reading its optional `enums`, `json_text_params` and
+    `extra_keys` attributes.
 
     This is what the engine calls before `tool.run` (see coerce_arguments). A tool with a
     `normalize_arguments(args)` method first puts other shapes of its arguments into the declared one.
@@ -254,4 +261,5 @@ def coerce_tool_args(tool: Any, args: dict) -> tuple[dict | None, str | None]:
         args,
         enums=getattr(tool, "enums", None),
         json_text=getattr(tool, "json_text_params", ()),
+        extra_keys=getattr(tool, "extra_keys", False),
     )

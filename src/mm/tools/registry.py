@@ -6,7 +6,7 @@ import os
 import sys
 from dataclasses import asdict
 from pathlib import Path
-from typing import Mapping
+from typing import Any, Mapping
 
 from mm.config.schema import AgentConfig
 from mm.tools.base import Tool, schema_of
@@ -15,9 +15,22 @@ from mm.tools.base import Tool, schema_of
 class Registry:
     """The declared tools, by name, in declaration order."""
 
-    def __init__(self, tools: list[Tool]):
+    def __init__(self, tools: list[Tool], joining: Any = None):
         self.tools: dict[str, Tool] = {t.name: t for t in tools}
+        self.joining = joining  # tools that join and leave (MCP servers': mm.mcp.tools.McpTools), or None
+        self._own = dict(self.tools)
         self._schemas: list[dict] | None = None
+
+    def refresh(self) -> None:
+        """Take in the tools that joined since the last call and drop those that left (an MCP
+        server ready, or gone: docs/mcp.md §When the tools join). Called before each model
+        request, through `schemas()`: the tools of a request stay those of its whole answer."""
+        if self.joining is None:
+            return
+        joined = {t.name: t for t in self.joining.current(set(self._own))}
+        if joined.keys() != self.tools.keys() - self._own.keys():
+            self.tools = {**self._own, **joined}
+            self._schemas = None
 
     def get(self, name: str) -> Tool | None:
         """The tool called `name`, or None."""
@@ -39,7 +52,9 @@ class Registry:
                     pass
 
     def schemas(self) -> list[dict]:
-        """The OpenAI `tools` array; a tool with its own `schema()` method provides it (built once)."""
+        """The OpenAI `tools` array; a tool with its own `schema()` method provides it (built
+        once, again when tools joined or left: `refresh`)."""
+        self.refresh()
         if self._schemas is None:
             self._schemas = self._build_schemas()
         return self._schemas
@@ -87,7 +102,21 @@ def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None, cw
             importlib.import_module(GROUPS[group]).tools(config, env, cwd)
         taken = {t.name for t in tools}
         tools += [t for t in found if t.name not in taken]
-    return Registry(tools)
+    return Registry(tools, _mcp_tools(config, env, cwd))
+
+
+def _mcp_tools(config: AgentConfig, env: Mapping[str, str], cwd: Path | None) -> Any:
+    """The tools of the MCP servers configured for `cwd` (`mcpServers`, a project's .mcp.json:
+    docs/mcp.md), which join the registry as their servers get ready — started now when they do
+    not run yet; None when no server is configured (then nothing of MCP is imported)."""
+    from mm.mcp import configured
+
+    if cwd is None or not configured(config, cwd):
+        return None
+    from mm.mcp.hub import HUB
+    from mm.tools.mcp_tools import McpTools
+
+    return McpTools(HUB.connect(config, cwd, env))
 
 
 def core_tools(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Registry:

@@ -92,6 +92,20 @@ class Supervisor:
                 raise SupervisorLost(errno.EPIPE, SUPERVISOR_LOST) from None
         return command
 
+    def tag(self, label: str) -> tuple[str, str]:
+        """The environment variable, and its value, that make a process mm starts itself (an MCP
+        server, docs/mcp.md §Processes) one the supervisor kills when mm ends however it ends —
+        it, and every process it starts that keeps its environment (mm.tools.supervisor:
+        Supervisor.shutdown kills what carries a tag of its own). `label` (letters, digits) tells
+        such tags from the commands' numbers. Starts the supervisor when none runs; raises OSError
+        when it cannot be started."""
+        from mm.tools.supervisor import TAG
+
+        with self._lock:
+            self._connect()
+            assert self._process is not None
+            return TAG, f"{self._process.pid}-{label}"
+
     def send(self, message: dict) -> None:
         """Send one message; a supervisor already gone is ignored (it killed everything)."""
         with self._lock:

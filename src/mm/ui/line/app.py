@@ -167,6 +167,8 @@ async def _read_eval(conv: Any, session: Any, view: LineView, banner: str, servi
     given = [first] if first and first.strip() else []
     edit: str | None = None  # /edit: the next prompt opens $EDITOR with this text
     while interrupts.left_by is None:
+        for line in services.notes() if services.notes is not None else []:  # between turns (docs/mcp.md)
+            view.say(line, style="yellow")
         try:
             typed = await _next_line(session, view, interrupts, given, edit)
         except KeyboardInterrupt:
@@ -308,6 +310,7 @@ def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:
     from mm.llm.resolve import model_line
 
     window = f"{conv.context_window} tokens" if conv.context_window else "unknown"
+    conv.registry.refresh()  # the tools of the MCP servers ready by now
     return BANNER.format(version=__version__, model=model_line(endpoint), window=window,
                          tools=", ".join(conv.registry.names) or "none")
 
@@ -336,11 +339,15 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
     if isinstance(resumed, str):
         view.error(f"mm: {resumed}")
         return 2
+    from mm.mcp import start_servers, stop_servers
+
+    notes = start_servers(config, cwd)  # in the background from now on: the prompt waits for none (docs/mcp.md)
     view.say(CONNECTING, style="dim")
     try:
         endpoint = await resolve_endpoint(config)
     except ResolveError as err:
         view.error(f"mm: {err}")
+        await stop_servers()
         return 1
     try:
         from mm.instructions import read_instructions
@@ -364,7 +371,8 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
             from mm.ui.line.complete import PromptCompleter
 
             session = prompt_session(history_file, input, output, PromptCompleter(conv))
-        banner = "\n".join([banner_line(config, endpoint, conv)] + instructions.lines() + facts.warnings)
+        banner = "\n".join([banner_line(config, endpoint, conv)] + _servers_line(conv) + instructions.lines()
+                           + facts.warnings)
         if history_file is not None and not isinstance(session, PlainSession):
             from mm.ui.line.history import history_problem
 
@@ -374,9 +382,19 @@ async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, outpu
             banner += "\n" + RESUMED.format(id=resumed.stem, n=len(conv.history) - 1)
         try:
             services = Services(memory_search(config, cwd), lambda choice, c: sessions_text(config, cwd, choice, c),
-                                model_command(config, endpoint))
+                                model_command(config, endpoint), notes)
             return await repl(conv, session, view, banner, services, prompt)
         finally:
             await conv.close()  # the agents ask_agent started, the session file let go
     finally:
+        await stop_servers()
         endpoint.close()
+
+
+def _servers_line(conv: Any) -> list[str]:
+    """The banner's line of the MCP servers (mm.commands.mcp.servers_line), when any is configured."""
+    if conv.registry.joining is None:
+        return []
+    from mm.commands.mcp import servers_line
+
+    return [servers_line(conv.registry) or ""]

@@ -29,14 +29,14 @@ NO_EDITOR_HERE = "/edit needs a terminal: mm reads its prompts from a pipe here"
 # Every command the REPL handles, without the slash: a skill of one of these names is not offered.
 LINE_COMMANDS = tuple(c.name for c in TABLE)
 QUITS = ("/quit", "/exit")
-ALONE = ("/quit", "/exit", "/new", "/clear", "/compact", "/usage", "/cost", "/help", "/init")  # take no words
+ALONE = ("/quit", "/exit", "/new", "/clear", "/compact", "/usage", "/cost", "/help", "/init", "/mcp")  # take no words
 # The spinner's word while a command runs (one that answers at once shows none for long).
 STATUS = {"/compact": "Compacting the history", "/memory": "Searching past conversations",
           "/model": "Asking the model server"}
 WORKING = "Working"
 # Read-only commands that answer at an ask_user question (then the question is asked again); with
 # words after them, /sessions, /resume and /model would change the conversation under the turn.
-AT_A_QUESTION = ("/usage", "/cost", "/memory", "/sessions", "/resume", "/help", "/model")
+AT_A_QUESTION = ("/usage", "/cost", "/memory", "/sessions", "/resume", "/help", "/model", "/mcp")
 CHANGES_WITH_WORDS = ("/sessions", "/resume", "/model")
 
 
@@ -44,11 +44,14 @@ CHANGES_WITH_WORDS = ("/sessions", "/resume", "/model")
 class Services:
     """What the commands that reach past the conversation call, each awaitable (None: off):
     `memory(words, history)` searches past sessions (or answers why it cannot); `sessions(choice,
-    conv)` lists or resumes them; `models(choice, conv)` lists the server's models or switches."""
+    conv)` lists or resumes them; `models(choice, conv)` lists the server's models or switches.
+    And `notes()` (not awaited; None: nothing to say), the lines said since it was last called
+    that the REPL prints between turns (an MCP server that did not start or stopped)."""
 
     memory: Any = None
     sessions: Any = None
     models: Any = None
+    notes: Any = None
 
 
 def command_of(text: str) -> str | None:
@@ -128,6 +131,10 @@ async def slash_command(conv: Any, text: str, services: Services | None = None) 
         return await services.memory(rest, conv.history) if services.memory is not None else NO_SESSIONS
     if does == "/model" and services.models is not None:
         return await services.models(rest, conv)
+    if does == "/mcp":
+        from mm.commands.mcp import servers_text
+
+        return servers_text(conv.registry)
     return UNKNOWN_COMMAND.format(command=command, help=HELP)
 
 
