@@ -41,7 +41,7 @@ def test_no_two_engine_modules_import_each_other():
 LAYERS = [
     {"mm", "mm.text", "mm.fs", "mm.sdk_logs", "mm.llm", "mm.sessions", "mm.webmd", "mm.skills", "mm.attach",
      "mm.config.schema", "mm.config.files", "mm.config.places"},
-    {"mm.tools", "mm.ask", "mm.events"},
+    {"mm.tools", "mm.ask", "mm.events", "mm.mcp"},
     {"mm.engine", "mm.hooks", "mm.instructions"},
     {"mm.cli", "mm.run", "mm.ui", "mm.acp", "mm.commands", "mm.config", "mm.__main__"},
 ]

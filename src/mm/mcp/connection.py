@@ -333,7 +333,7 @@ def _leaf(err: BaseException) -> BaseException:
 
 def describe(err: BaseException) -> str:
     """One line for an error met while starting or calling a server."""
-    from mm.llm.types import one_line
+    from mm.text import one_line
 
     leaf = _leaf(err)
     if isinstance(leaf, _StartError):

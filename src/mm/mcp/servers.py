@@ -122,7 +122,7 @@ def read_mcp_json(path: Path, env: Mapping[str, str]) -> tuple[dict[str, dict[st
     """The usable entries of the `.mcp.json` at `path`, by name, `${VAR}` expanded from `env`
     (as in the agent file: mm.config.files.expand_text), gemini-cli's `httpUrl` read as `url`,
     keys other tools use ignored; and one line per entry left out, or for the whole file."""
-    from mm.tools.fs import FileRefused, read_bytes
+    from mm.fs import FileRefused, read_bytes
 
     try:
         data = json.loads(read_bytes(path, MCP_JSON_BYTES, str(path)).decode("utf-8"))
