@@ -17,7 +17,8 @@ ACP_KINDS = ("read", "edit", "delete", "move", "search", "execute", "think", "fe
 # The kinds of tools that may be absent from the registry when a session is replayed.
 KNOWN_KINDS = {"bash": "execute", "read_file": "read", "read_skill": "read", "write_file": "edit",
                "edit_file": "edit", "save_answer": "edit", "fetch_content": "fetch", "web_crawler": "fetch",
-               "web_search": "fetch", "search_memory": "search", "ask_user": "other", "ask_agent": "other"}
+               "web_search": "fetch", "search_memory": "search", "ask_user": "other", "ask_agent": "other",
+               "unload_model": "other"}
 # The argument a tool's title shows after `<tool>: `.
 TITLE_ARGUMENT = {"bash": "command", "read_file": "path", "write_file": "path", "edit_file": "path",
                   "save_answer": "path", "read_skill": "name", "fetch_content": "url", "web_crawler": "url",
