@@ -14,7 +14,7 @@ items) so the server is still sending when the client gives up. A chunk list may
 
 Run as `python tests/scripted_server.py script.json [--port N] [--log requests.json]`: the script
 is a list of responses (or {"responses": [...], "models": [...], "props": {...}, "show": {...},
-"ps": {...}, "version": {...}, "tags": {...}}),
+"ps": {...}, "version": {...}, "tags": {...}, "router": {...}, "lmstudio": [...]}),
 each in the form `add()` takes; it prints the base URL, then serves until SIGTERM or SIGINT.
 """
 
@@ -51,6 +51,15 @@ class ScriptedServer:
         self.tags: dict | None = None  # ollama's GET /api/tags (every model pulled: `/model` lists them)
         self.loads: list[Any] = []  # the bodies of POST /api/generate (ollama: load the model)
         self.load_seconds = 0.0  # how long that load takes
+        # Unloading (mm-tools.md §unload_model): ollama's `keep_alive: 0` takes the model out of `ps`
+        # and answers `unload_done_reason`; llama.cpp's router (`router`: model → "loaded"/"unloaded";
+        # None: a single-model server, whose POST /models/unload is a 404); LM Studio's REST API
+        # (`lmstudio`: its GET /api/v1/models `models` list; None: no such API, 404). Bodies in `unloads`.
+        self.unloads: list[Any] = []
+        self.unload_done_reason: str | None = "unload"
+        self.unload_seconds = 0.0  # how long an unload request takes to be answered
+        self.router: dict[str, str] | None = None
+        self.lmstudio: list[dict] | dict | None = None
         self.requests: list[Any] = []
         self.request_headers: list[dict[str, str]] = []
         self.requests_file: str | None = None
@@ -208,7 +217,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802
         path, srv = urlsplit(self.path).path.rstrip("/"), self.scripted
-        if path.endswith("/models"):
+        if path == "/api/v1/models" and srv.lmstudio is not None:  # a dict: an answer of another shape
+            self._send_json(200, srv.lmstudio if isinstance(srv.lmstudio, dict) else {"models": srv.lmstudio})
+        elif path.endswith("/models") and not path.startswith("/api/"):
             self._send_json(200, {"object": "list", "data": [
                 m if isinstance(m, dict) else {"id": m, "object": "model", "owned_by": "scripted"} for m in srv.models]})
         elif path == "/health":
@@ -245,6 +256,12 @@ class _Handler(BaseHTTPRequestHandler):
                 srv._done(abandoned)
         elif path == "/api/show" and srv.show is not None:
             self._send_json(200, srv.show)
+        elif path == "/api/generate" and json.loads(raw or b"{}").get("keep_alive") == 0 and srv.ps is not None:
+            self._unload_ollama(json.loads(raw))
+        elif path == "/models/unload" and srv.router is not None:
+            self._unload_router(json.loads(raw or b"{}"))
+        elif path == "/api/v1/models/unload" and srv.lmstudio is not None:
+            self._unload_lmstudio(json.loads(raw or b"{}"))
         elif path == "/api/generate" and srv.show is not None:  # an empty prompt loads the model
             srv.loads.append(json.loads(raw or b"{}"))
             self._sleep(srv.load_seconds)
@@ -252,7 +269,44 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_json(200, {"model": srv.loads[-1].get("model"), "response": "", "done": True,
                                   "done_reason": "load"})
         else:
-            self._send_json(404, {"error": "not found"})
+            self._send_json(404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
+
+    def _unload_ollama(self, body: dict) -> None:
+        """`keep_alive: 0`: the model leaves `ps` (ollama answers so even for a model not loaded,
+        after loading it: mm never asks for one)."""
+        srv = self.scripted
+        srv.unloads.append(body)
+        self._sleep(srv.unload_seconds)
+        names = (body.get("model"), f"{body.get('model')}:latest")
+        srv.ps = {**srv.ps, "models": [m for m in srv.ps.get("models", []) if m.get("name") not in names]}
+        answer = {"model": body.get("model"), "created_at": "2026-01-01T00:00:00Z", "response": "", "done": True}
+        if srv.unload_done_reason is not None:
+            answer["done_reason"] = srv.unload_done_reason
+        self._send_json(200, answer)
+
+    def _unload_router(self, body: dict) -> None:
+        """llama-server in router mode (tools/server/server-models.cpp): 400 for a model it does
+        not know or that is not running, else `{"success": true}`."""
+        srv, name = self.scripted, body.get("model")
+        srv.unloads.append(body)
+        self._sleep(srv.unload_seconds)
+        if name not in srv.router:
+            return self._send_json(400, _error(400, "model is not found"))
+        if srv.router[name] != "loaded":
+            return self._send_json(400, _error(400, "model is not running"))
+        srv.router[name] = "unloaded"
+        self._send_json(200, {"success": True})
+
+    def _unload_lmstudio(self, body: dict) -> None:
+        """LM Studio 0.4's REST API: the instance leaves `loaded_instances`; its id is answered."""
+        srv, instance = self.scripted, body.get("instance_id")
+        srv.unloads.append(body)
+        for entry in srv.lmstudio:
+            ids = [i.get("id") for i in entry.get("loaded_instances", [])]
+            if instance in ids:
+                entry["loaded_instances"] = [i for i in entry["loaded_instances"] if i.get("id") != instance]
+                return self._send_json(200, {"instance_id": instance})
+        self._send_json(404, {"error": {"message": f"no loaded instance {instance}"}})
 
     def _send_json(self, status: int, body: Any, headers: dict | None = None) -> None:
         data = (body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)).encode()
@@ -338,6 +392,11 @@ class _Handler(BaseHTTPRequestHandler):
         self.scripted._stopping.wait(seconds)
 
 
+def _error(code: int, message: str) -> dict:
+    """llama-server's error body."""
+    return {"error": {"code": code, "message": message, "type": "invalid_request_error"}}
+
+
 def _chunked(data: bytes) -> bytes:
     """One HTTP/1.1 chunk (the empty one ends the body)."""
     return b"%x\r\n%s\r\n" % (len(data), data)
@@ -391,7 +450,7 @@ def main(argv: list[str]) -> int:
     if isinstance(script, list):
         script = {"responses": script}
     srv = ScriptedServer(port)
-    for key in ("models", "props", "show", "ps", "version", "tags"):
+    for key in ("models", "props", "show", "ps", "version", "tags", "router", "lmstudio"):
         if key in script:
             setattr(srv, key, script[key])
     for spec in script.get("responses", []):

@@ -23,7 +23,7 @@ def test_help_has_examples_variables_files_and_exit_statuses(tmp_path):
     shown = mm("--help", cwd=tmp_path)
     assert shown.returncode == 0 and shown.stderr == ""
     out = shown.stdout
-    for part in ("usage: mm [PROMPT] [-p [PROMPT] [--output-format FORMAT] | -acp | --ask AGENT PROMPT]", "mm config",
+    for part in ("usage: mm [PROMPT] [-p [PROMPT] [--output-format FORMAT] [--json-schema FILE] | -acp | --ask AGENT PROMPT]", "mm config",
                  "-acp, --acp", "-v, --version", "--continue", "OPENAI_BASE_URL", "AGENTS.md", "--completion SHELL", "examples:\n  mm                                  line mode",
                  'mm -p "why does make test fail?"', "environment variables:\n  MM_MODEL, MM_BASE_URL, MM_PROVIDER",
                  "VISUAL, EDITOR", "configuration files:\n  .mm/agent.yaml", "~/.config/mm/agent.yaml",

@@ -128,7 +128,7 @@ async def test_unknown_structured_tool_lists_the_tools(scripted_server, tmp_path
     tool_msg = scripted_server.requests[1]["messages"][-1]
     assert tool_msg == {"role": "tool", "tool_call_id": "c1", "content":
                         '[error: there is no tool named "run_shell" — the tools are: bash, read_file, write_file, '
-                        'edit_file, ask_user. Call one of them, with its arguments as a JSON object]'}
+                        'edit_file, ask_user, unload_model. Call one of them, with its arguments as a JSON object]'}
 
 
 async def test_max_turns_bounds_a_turn(scripted_server, tmp_path):
@@ -149,4 +149,5 @@ async def test_undeclared_call_in_text_gets_a_note(scripted_server, tmp_path):
     await conv.run_turn("go", RecordingUI())
     assert scripted_server.requests[1]["messages"][-1] == {"role": "user", "content": (
         '[mm: your answer holds a call of "write", but there is no tool of that name — the tools are: bash, '
-        'read_file, write_file, edit_file, ask_user. Call one of them, with its arguments as a JSON object]')}
+        'read_file, write_file, edit_file, ask_user, unload_model. Call one of them, with its arguments as a JSON '
+        'object]')}

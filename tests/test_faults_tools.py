@@ -83,11 +83,15 @@ class World:
                                       "count": {"type": "integer", "optional": True}}}],
         })
         self.registry = build_registry(config, env={}, cwd=self.cwd)
+        from mm.llm.client import ChatClient  # unload_model asks the loopback site, a server it cannot unload from
+
+        self.model_client = ChatClient(web.origin + "/v1", "m", provider="llamacpp")
 
     def context(self) -> ToolContext:
         settings_ = Settings(max_output=MAX_OUTPUT, bash_timeout=5, watchdog_timeout=10)
         return ToolContext(cwd=self.cwd, settings=settings_, interaction=FuzzUI(),
-                           message_text="The answer to save.", previous_answer="An earlier answer.")
+                           message_text="The answer to save.", previous_answer="An earlier answer.",
+                           model_client=self.model_client)
 
     def release_fifos(self) -> None:
         """Open every FIFO of the folder at both ends without blocking: a reader or writer stuck
@@ -278,7 +282,7 @@ def check_result(name: str, args, text: str, failed: bool) -> None:
 
 
 TOOL_NAMES = ["bash", "read_skill", "read_file", "write_file", "edit_file", "fetch_content", "web_crawler",
-              "web_search", "search_memory", "ask_user", "save_answer", "ask_agent", "echo_args"]
+              "web_search", "search_memory", "ask_user", "save_answer", "ask_agent", "unload_model", "echo_args"]
 
 
 def test_every_tool_is_fuzzed(world):

@@ -10,7 +10,8 @@ import sys
 
 from mm import __version__
 
-USAGE = ("mm [PROMPT] [-p [PROMPT] [--output-format FORMAT] | -acp | --ask AGENT PROMPT] [--continue | --resume [ID]] "
+USAGE = ("mm [PROMPT] [-p [PROMPT] [--output-format FORMAT] [--json-schema FILE] | -acp | --ask AGENT PROMPT] "
+         "[--continue | --resume [ID]] "
          "[-c FILE] [--model NAME] [--base-url URL] [--provider NAME] [--completion SHELL] [-v]\n"
          "       mm config [-c FILE] [--model NAME] [--base-url URL] [--provider NAME]")
 VERSIONS = (["--version"], ["-v"])  # answered before anything is imported (start-up time)
@@ -23,6 +24,7 @@ examples:
   mm "what does this project do?"     line mode, starting with this prompt
   cat build.log | mm -p "explain the failure"   piped input follows the prompt (mm -p -: all of it)
   mm -p "list the TODOs" --output-format json    one JSON result object (stream-json: a line per event)
+  mm -p "list the TODOs" --json-schema todos.json   the answer as JSON that follows that JSON Schema
   mm --resume                         go on with the latest saved conversation of this folder (--continue)
   mm config                           the configuration in effect, and where each value comes from
   mm --base-url http://127.0.0.1:11434/v1 --model qwen2.5-coder:7b
@@ -67,6 +69,10 @@ UNREADABLE_WORKING_DIRECTORY = "mm: the working directory cannot be read ({reaso
 PROMPT_TWICE = "mm: give the prompt once: mm -p \"what to do\" (or mm \"what to do\" for line mode)"
 CONTINUE_AND_RESUME = "mm: --continue goes on with the latest conversation, --resume ID with that one: give one of them"
 FORMAT_WITHOUT_P = "mm: --output-format is for -p: mm -p \"what to do\" --output-format json"
+SCHEMA_WITHOUT_P = "mm: --json-schema is for -p: mm -p \"what to do\" --json-schema schema.json"
+SCHEMA_UNREADABLE = "mm: --json-schema: {file} cannot be read ({reason})"
+SCHEMA_NOT_JSON = "mm: --json-schema: {file} is not JSON: {error}"
+SCHEMA_INVALID = "mm: --json-schema: {file}: {problem}"
 
 
 def _parser():
@@ -83,6 +89,11 @@ def _parser():
     p.add_argument("--output-format", dest="output_format", choices=("text", "json", "stream-json"),
                    help="with -p: text (the answer on stdout, the default), json (one result object at the end) "
                    "or stream-json (one JSON object per line as the turn happens): docs/scripting.md")
+    schema = p.add_argument("--json-schema", dest="json_schema", metavar="FILE",
+                            help="with -p: the answer is JSON that follows the JSON Schema in FILE (or the schema "
+                            "itself, given inline as {…}); it wins over structuredOutput: in the agent file "
+                            "(docs/scripting.md)")
+    schema.complete = FILE_COMPLETION  # type: ignore[attr-defined]  # read by shtab for --completion
     p.add_argument("-acp", "--acp", dest="acp", action="store_true",
                    help="serve the Agent Client Protocol on stdio, as an editor's agent (Zed, JetBrains, Neovim)")
     p.add_argument("--ask", nargs=2, metavar=("AGENT", "PROMPT"),
@@ -92,7 +103,7 @@ def _parser():
     config.complete = FILE_COMPLETION  # type: ignore[attr-defined]  # read by shtab for --completion
     p.add_argument("--model", metavar="NAME", help="the model name, or a .gguf file for the embedded engine")
     p.add_argument("--base-url", dest="base_url", metavar="URL", help="the OpenAI-compatible server, e.g. http://127.0.0.1:8080/v1")
-    p.add_argument("--provider", metavar="NAME", help="llamacpp, ollama, dmr, lmstudio, openai or embedded")
+    p.add_argument("--provider", metavar="NAME", help="llamacpp, ollama, dmr, llmman, lmstudio, openai or embedded")
     p.add_argument("--resume", nargs="?", const="", metavar="ID",
                    help="go on with a saved conversation (the latest when no ID is given), in line mode or for "
                    "one more turn with -p")
@@ -122,7 +133,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv[1:] if command else argv)
     if command and (args.prompt is not None or args.acp or args.ask or args.resume is not None or args.version
                     or args.first is not None or args.continue_ or args.output_format is not None
-                    or args.completion is not None):
+                    or args.completion is not None or args.json_schema is not None):
         print(CONFIG_ALONE, file=sys.stderr)
         return EXIT_USAGE
     if args.version:
@@ -157,6 +168,11 @@ def main(argv: list[str] | None = None) -> int:
         from mm.config.show import show_config
 
         return show_config(loaded, cwd)
+    if args.json_schema is not None:  # -p only (_flag_problem): it replaces structuredOutput
+        schema = _json_schema(args.json_schema, cwd)
+        if isinstance(schema, str):
+            return _refuse(args, oneshot, schema)
+        loaded.config.structuredOutput = schema
     if args.ask is not None:
         if args.prompt is not None or args.acp or resume is not None or args.first is not None:
             print("mm: --ask takes no -p, -acp, --resume or --continue", file=sys.stderr)
@@ -198,9 +214,35 @@ def _flag_problem(args, oneshot: bool) -> str | None:
         return CONTINUE_AND_RESUME
     if args.output_format is not None and not oneshot:
         return FORMAT_WITHOUT_P
+    if args.json_schema is not None and not oneshot:
+        return SCHEMA_WITHOUT_P
     if oneshot and args.prompt.strip() and args.first is not None:
         return PROMPT_TWICE
     return None
+
+
+def _json_schema(value: str, cwd) -> dict | str:
+    """The JSON Schema `--json-schema` gives: the file `value` names (relative to `cwd`), or
+    `value` itself when it is inline JSON (it starts with `{`, as Claude Code's flag takes it);
+    else the one-line error (SCHEMA_UNREADABLE, SCHEMA_NOT_JSON, SCHEMA_INVALID)."""
+    import json
+    from pathlib import Path
+
+    from mm.answer_schema import schema_problem
+    from mm.text import one_line
+
+    inline = value.lstrip().startswith("{")
+    shown = "the inline schema" if inline else value
+    try:
+        text = value if inline else (cwd / Path(value).expanduser()).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        return SCHEMA_UNREADABLE.format(file=value, reason=getattr(err, "strerror", None) or err)
+    try:
+        schema = json.loads(text)
+    except (ValueError, RecursionError) as err:
+        return SCHEMA_NOT_JSON.format(file=shown, error=one_line(str(err), 120))
+    problem = schema_problem(schema)
+    return SCHEMA_INVALID.format(file=shown, problem=problem) if problem else schema
 
 
 def _refuse(args, oneshot: bool, message: str) -> int:

@@ -117,11 +117,13 @@ StopReason = Literal["end_turn", "max_turn_requests", "cancelled", "error"]
 
 @dataclass
 class TurnDone:
-    """The turn is over: why, its recap, and the error text when it failed."""
+    """The turn is over: why, its recap, the error text when it failed, and with a structured
+    output (`structuredOutput:`, `--json-schema`) the validated answer as one line of JSON."""
 
     stop_reason: StopReason
     recap: Recap
     error: str | None = None
+    structured: str | None = None
 
 
 Event = (TextChunk | ThoughtChunk | Composing | ToolCallStarted | ToolCallRunning | ToolCallDone | RelayedText

@@ -37,17 +37,22 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
     if instructions is None:
         instructions = read_instructions(cwd, config.instructions.maxTokens)
     registry = build_registry(config, cwd=cwd)
+    system_prompt = with_instructions(skills_system_prompt(config.systemPrompt, catalogue_of(registry)), instructions)
+    if config.structuredOutput is not None:  # the final answer follows this JSON Schema (mm.answer_schema)
+        from mm.answer_schema import system_note
+
+        system_prompt += system_note(config.structuredOutput)
     conv = Conversation(
         client=client,
         registry=registry,
         cwd=cwd,
-        system_prompt=with_instructions(skills_system_prompt(config.systemPrompt, catalogue_of(registry)),
-                                        instructions),
+        system_prompt=system_prompt,
         settings=Settings(max_output=config.maxOutput, bash_timeout=config.bashTimeout,
                           preview_lines=config.previewLines, watchdog_timeout=config.watchdogTimeout),
         yolo=config.yolo,
         max_turns=config.maxTurns,
         context=config.context,
+        answer_schema=config.structuredOutput,
     )
     if any(vars(config.hooks).values()):  # imported only when the agent file has hooks (start-up time)
         from mm.hooks.point import Hooks
@@ -132,7 +137,7 @@ def run_oneshot(config: AgentConfig, prompt: str | None, output_format: str = "t
     from mm.ui.piped import PromptError, prompt_with_input, read_piped
     from mm.ui.scripting import oneshot_ui
 
-    ui = oneshot_ui(output_format, config.previewLines)
+    ui = oneshot_ui(output_format, config.previewLines, structured=config.structuredOutput is not None)
     for sig in (signal.SIGTERM, signal.SIGHUP):  # until the turn's own handlers (_oneshot): as Ctrl-C
         signal.signal(sig, _interrupt)
     try:

@@ -93,6 +93,22 @@ class LazyClient:
     def model(self, name: str) -> None:
         self.chosen = name
 
+    @property
+    def base_url(self) -> str:
+        """The server's OpenAI base URL once found, else "" (unload_model reads it)."""
+        return self.handle.endpoint.base_url if self.handle.endpoint is not None else ""
+
+    @property
+    def provider(self) -> str:
+        """The server's kind once found, else the configured one (or openai)."""
+        endpoint = self.handle.endpoint
+        return endpoint.provider if endpoint is not None else (self.handle.config.provider or "openai")
+
+    @property
+    def api_key(self) -> str | None:
+        """The agent file's apiKey."""
+        return self.handle.config.apiKey
+
     async def complete(self, messages: list[dict], tools: list[dict], on_delta: Any = None, **options: Any) -> Any:
         """One chat completion through the real client (mm.llm.client.ChatClient.complete), with
         the model chosen for this session as the request's `model`."""

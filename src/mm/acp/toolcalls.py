@@ -16,7 +16,8 @@ ACP_KINDS = ("read", "edit", "delete", "move", "search", "execute", "think", "fe
 # The kinds of tools that may be absent from the registry when a session is replayed.
 KNOWN_KINDS = {"bash": "execute", "read_file": "read", "read_skill": "read", "write_file": "edit",
                "edit_file": "edit", "save_answer": "edit", "fetch_content": "fetch", "web_crawler": "fetch",
-               "web_search": "fetch", "search_memory": "search", "ask_user": "other", "ask_agent": "other"}
+               "web_search": "fetch", "search_memory": "search", "ask_user": "other", "ask_agent": "other",
+               "unload_model": "other"}
 PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "save_answer"})
 DIFF_LIMIT = 2_000_000  # characters of old + new text above which a change travels as text
 

@@ -10,7 +10,7 @@ from mm.config.schema import AgentConfig
 
 EXAMPLE_URL = "http://127.0.0.1:8080/v1"
 BUILTIN_TOOLS = ("bash", "read_file", "write_file", "edit_file", "fetch_content", "web_crawler", "web_search",
-                 "ask_user", "save_answer", "search_memory", "read_skill", "ask_agent")
+                 "ask_user", "save_answer", "search_memory", "read_skill", "ask_agent", "unload_model")
 TOOL_NAME_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 
 Where = Callable[[tuple], str]  # the place a key was set: "<file>:<line>", "--base-url", "MM_MODEL"…
@@ -20,7 +20,8 @@ def check(config: AgentConfig, where: Where) -> str | None:
     """Return the first problem as `<where>: <key>: <problem>`, or None when the configuration can work."""
     for problem in (_base_url(config, where), _model_file(config, where), _tools(config, where),
                     _asked_agents(config, where), _hooks(config, where), _toolsets(config, where),
-                    _mcp_servers(config, where)):
+                    _mcp_servers(config, where),
+                    _structured_output(config, where)):
         if problem:
             return problem
     return None
@@ -51,13 +52,24 @@ def _mcp_servers(config: AgentConfig, where: Where) -> str | None:
     return None
 
 
+def _structured_output(config: AgentConfig, where: Where) -> str | None:
+    """`structuredOutput:` is a valid JSON Schema (mm.answer_schema.schema_problem; jsonschema is
+    imported only when the key is set)."""
+    if config.structuredOutput is None:
+        return None
+    from mm.answer_schema import schema_problem
+
+    problem = schema_problem(config.structuredOutput)
+    return f"{where(('structuredOutput',))}: structuredOutput: {problem}" if problem else None
+
+
 def _base_url(config: AgentConfig, where: Where) -> str | None:
     from urllib.parse import urlsplit
 
     url = config.baseUrl
     if not url:
-        if config.provider == "openai":
-            return (f"{where(('provider',))}: provider: openai has no usual address — set baseUrl "
+        if config.provider in ("openai", "llmman"):
+            return (f"{where(('provider',))}: provider: {config.provider} has no usual address — set baseUrl "
                     "(or --base-url URL) to the server's OpenAI-compatible endpoint")
         return None
     at = f"{where(('baseUrl',))}: baseUrl: {url!r}"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 if TYPE_CHECKING:  # imported by mm.config.load only when a file is validated (start-up time)
     from annotated_types import Ge, Gt, Le, MinLen
 
-Provider = Literal["llamacpp", "ollama", "dmr", "lmstudio", "openai", "embedded"]
+Provider = Literal["llamacpp", "ollama", "dmr", "llmman", "lmstudio", "openai", "embedded"]
 FORBID = {"extra": "forbid"}  # pydantic config: an unknown key is an error
 
 DEFAULT_SYSTEM_PROMPT = """You are mm, a careful coding assistant working in the user's project directory.
@@ -175,6 +175,7 @@ class AgentConfig:
     editTools: bool = True
     askUserTool: bool = True
     saveAnswerTool: bool = False
+    unloadModels: bool = True  # declare unload_model (mm-tools.md §unload_model), except beside structuredOutput
     skillsDir: str | None = ".mm/skills"  # relative to the working directory; "" or null: none (docs/skills.md)
     bashTimeout: Annotated[float, Gt(0)] = 30.0
     maxOutput: Annotated[int, Ge(200)] = 12000
@@ -197,6 +198,7 @@ class AgentConfig:
     hooks: HooksConfig = field(default_factory=HooksConfig)  # commands run at tool calls, hand-offs, prompts
     toolsets: list[str] = field(default_factory=lambda: ["core"])  # the tool groups declared (docs/tools.md)
     mcpServers: dict[str, McpServerEntry] = field(default_factory=dict)  # MCP servers whose tools join (docs/mcp.md)
+    structuredOutput: dict[str, Any] | None = None  # the JSON Schema the final answer follows (mm.answer_schema)
 
 
 def constraint_names() -> dict[str, Any]:

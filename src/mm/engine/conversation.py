@@ -83,6 +83,7 @@ class Conversation:
     meter: TokenMeter = field(default_factory=TokenMeter)  # the server's last measure of the history
     hooks: Any = None  # the agent file's hooks (mm.hooks.point.Hooks), None when it has none
     session_id: str = ""  # the id hooks are given when no session file names the conversation (ACP's)
+    answer_schema: dict | None = None  # the JSON Schema the final answer follows (structuredOutput, mm.answer_schema)
 
     def __post_init__(self) -> None:
         if not self.history:
@@ -171,11 +172,12 @@ class Conversation:
     async def _loop(self, ui: Interaction, recap: Recap) -> TurnDone:
         ctx = ToolContext(cwd=self.cwd, settings=self.settings, cancelled=self._cancel, interaction=ui,
                           previous_answer=self._last_answer(), history=list(self.history), hooks=self.hooks,
-                          session_id=self.id_for_hooks)
+                          session_id=self.id_for_hooks, model_client=self.client)
         edit_noted = False  # an edit written in the answer was pointed out (once per turn)
+        asked_again = False  # a structured answer that did not validate was asked again (once per turn)
         for _ in range(self.max_turns):
             try:
-                message = await self._request(ui)
+                message = await self._request(ui, answer_only=asked_again)
             except _Cancelled:
                 streamed = "".join(self._streamed)
                 if streamed.strip():  # what the user saw stays in the history (mm-acp.md §session/prompt)
@@ -198,6 +200,14 @@ class Conversation:
                 note = UNKNOWN_TOOL_NOTE.format(name=name, names=", ".join(self.registry.names))
                 self.history.append({"role": "user", "content": note})
             if not message.tool_calls and not message.unknown_calls:
+                if self.answer_schema is not None:
+                    from mm.engine.structured import structured_end
+
+                    done = structured_end(self.history, self.answer_schema, message.content, recap, asked_again)
+                    if done is not None:
+                        return done
+                    asked_again = True
+                    continue
                 what = None if edit_noted else self._edit_in_text(message.content)
                 if what is None:
                     return TurnDone("end_turn", recap)
@@ -284,8 +294,16 @@ class Conversation:
         if self.refuse_overflow and (used := self.used_tokens()) > self.context_window:
             raise WindowExceeded(WINDOW_EXCEEDED.format(used=used, window=self.context_window))
 
-    async def _request(self, ui: Interaction) -> AssistantMessage:
+    async def _request(self, ui: Interaction, answer_only: bool = False) -> AssistantMessage:
+        """One model request for the history; `answer_only`: no tool is sent (a structured answer
+        asked again: mm.engine.structured, which gives the request's `response_format`)."""
         await self._fit(ui)
+        tools = [] if answer_only else self.registry.schemas()
+        options = {}
+        if self.answer_schema is not None:
+            from mm.engine.structured import request_options
+
+            options = request_options(self.answer_schema, tools)
         shown: Any = None  # the TextCallFilter, made at the first text (start-up time)
         composing: set[int] = set()
         watches = {"text": RepeatWatch(TEXT), "thought": RepeatWatch(REASONING)}
@@ -300,7 +318,7 @@ class Conversation:
                 if shown is None:
                     from mm.llm.textcalls import TextCallFilter
 
-                    shown = TextCallFilter(self.registry.names)
+                    shown = TextCallFilter(self.registry.names if tools else [])
                 visible = shown.feed(delta.text)
                 if visible:
                     self._streamed.append(visible)
@@ -313,7 +331,7 @@ class Conversation:
                     ui.emit(Composing(delta.name))
                 check_runaway(delta.text)
 
-        message = await self.call_model(self.history, self.registry.schemas(), on_delta)
+        message = await self.call_model(self.history, tools, on_delta, **options)
         rest = shown.flush() if shown is not None else ""
         if rest:
             ui.emit(TextChunk(rest))

@@ -91,7 +91,7 @@ class ChatClient:
                 async with self._http().stream("POST", self.url, json=body, headers=headers) as response:
                     if response.status_code < 400:
                         return await self._read(response, tools, on_delta)
-                    detail = await _error_detail(response)
+                    detail = await error_detail(response)
                     if response.status_code != 503:
                         raise self._error("server_error", HTTP_ERROR, status=response.status_code, detail=detail)
             except (httpx.ConnectError, httpx.ConnectTimeout) as err:
@@ -301,7 +301,7 @@ def _as_chunk(obj: dict) -> dict:
     return dict(obj, choices=[dict(choice, delta=message)] + choices[1:])
 
 
-async def _error_detail(response: Any) -> str:
+async def error_detail(response: Any) -> str:
     """The server's own words from an error body: `error.message`, `error`, `message`, `detail`,
     else the text; one line."""
     raw = b""

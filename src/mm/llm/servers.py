@@ -56,7 +56,7 @@ async def _model_names(url: str, timeout: float, api_key: str | None) -> list[st
 
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     try:
-        async with httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(url), verify=url.startswith("https:")) as client:
+        async with server_http(url, timeout) as client:
             response = await client.get(url, headers=headers)
     except httpx.HTTPError as err:
         raise LLMError("unreachable", UNREACHABLE.format(url=shown_url(url), cause=connect_cause(err)), url) from None
@@ -173,8 +173,7 @@ async def probe_server(base_url: str, model: str, provider: str, timeout: float 
     origin = server_origin(base_url)
     facts = ServerFacts(cuts_silently=cuts_silently(provider))
     try:
-        async with httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(origin),
-                                     verify=origin.startswith("https:")) as client:
+        async with server_http(origin, timeout) as client:
             if facts.cuts_silently:
                 await _ollama(client, origin, model, facts, load_timeout)
             elif provider == "lmstudio":
@@ -271,10 +270,18 @@ async def _ollama(client: Any, origin: str, model: str, facts: ServerFacts, load
 
 async def _ollama_running(client: Any, origin: str, model: str) -> int | None:
     """`context_length` of `model` in `/api/ps` (the models loaded), else None."""
-    names = (model, f"{model}:latest")
-    for entry in (await _json(client, "GET", f"{origin}/api/ps") or {}).get("models") or []:
+    entry = ollama_entry(await _json(client, "GET", f"{origin}/api/ps"), model)
+    return _first_int(entry, ("context_length",)) if entry is not None else None
+
+
+def ollama_entry(ps: Any, model: str) -> dict | None:
+    """The entry of `model` in an ollama `GET /api/ps` answer (`models[]`, by `name` or `model`;
+    `x` and `x:latest` are one model), or None when it is not loaded (or the answer is no list)."""
+    bare = model.removesuffix(":latest")
+    names = (bare, f"{bare}:latest")
+    for entry in (ps.get("models") if isinstance(ps, dict) else None) or []:
         if isinstance(entry, dict) and (entry.get("name") in names or entry.get("model") in names):
-            return _first_int(entry, ("context_length",))
+            return entry
     return None
 
 
@@ -319,6 +326,14 @@ def _first_int(obj: Any, paths: Any, dotted: bool = True) -> int | None:
         if isinstance(value, int) and not isinstance(value, bool) and value > 0:
             return value
     return None
+
+
+def server_http(url: str, timeout: float) -> Any:
+    """An httpx.AsyncClient for requests to the server at `url` (timeout: seconds per request):
+    the environment's proxies ignored on loopback, TLS certificates loaded for https only."""
+    import httpx
+
+    return httpx.AsyncClient(timeout=timeout, trust_env=not _loopback(url), verify=url.startswith("https:"))
 
 
 def _loopback(url: str) -> bool:

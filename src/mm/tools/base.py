@@ -76,6 +76,7 @@ class ToolContext:
     history: list[dict] = field(default_factory=list)  # the history the turn started from (ask_agent)
     hooks: Any = None  # the agent file's hooks (mm.hooks.point.Hooks), None without any (ask_agent's preAsk…)
     session_id: str = ""  # the conversation's session id, for the hooks' input
+    model_client: Any = None  # the conversation's model client: base_url, model, provider, api_key (unload_model)
 
     def resolve(self, path: str) -> Path:
         """Return `path` (str, as the model sent it) resolved against the working directory, `~`

@@ -121,7 +121,8 @@ def _mcp_tools(config: AgentConfig, env: Mapping[str, str], cwd: Path | None) ->
 
 def core_tools(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Registry:
     """Declare the tools the configuration asks for (mm-tools.md: bashTool, skillsDir, editTools,
-    fetchContentTool, sessions.autoSearchMemory, mmConfigs, tools:; mnemo-tools.md: web_crawler, web_search).
+    fetchContentTool, sessions.autoSearchMemory, askUserTool and unloadModels (neither beside a
+    structuredOutput), mmConfigs, tools:; mnemo-tools.md: web_crawler, web_search).
     `env` (default os.environ) holds ENABLE_WEB_CRAWL, ENABLE_WEB_SEARCH, BRAVE_API_KEY, MM_ASK_DEPTH, and
     XDG_CONFIG_HOME and HOME for the user's skills. `cwd`, the working
     directory, is where a relative skillsDir is found; None: no read_skill (docs/skills.md)."""
@@ -144,7 +145,7 @@ def core_tools(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: P
         from mm.tools.search_memory import SearchMemory
 
         tools.append(SearchMemory(config.sessions.dir))
-    if config.askUserTool:
+    if config.askUserTool and config.structuredOutput is None:  # never beside a structuredOutput
         from mm.tools.ask_user.tool import AskUser
 
         tools.append(AskUser())
@@ -152,6 +153,7 @@ def core_tools(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: P
         from mm.tools.save_answer import SaveAnswer
 
         tools.append(SaveAnswer())
+    tools += _unload_tool(config)
     if config.mmConfigs:
         from mm.ask.agents import ask_depth, asked_agents
         from mm.tools.ask_agent import AskAgent
@@ -166,6 +168,15 @@ def core_tools(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: P
                 tools.append(declared_tool_from_entry(asdict(entry)))
                 taken.add(entry.name)
     return Registry(tools)
+
+
+def _unload_tool(config: AgentConfig) -> list[Tool]:
+    """unload_model, when `unloadModels` (the default) and no `structuredOutput` (mm-tools.md §unload_model)."""
+    if not config.unloadModels or config.structuredOutput is not None:
+        return []
+    from mm.tools.unload_model import UnloadModel
+
+    return [UnloadModel()]
 
 
 def _skill_tool(config: AgentConfig, cwd: Path, env: Mapping[str, str]) -> list[Tool]:

@@ -25,15 +25,18 @@ class OneShotUI:
     Nobody can be asked in this mode, so every permission request is rejected
     (mm-tools.md, Permissions note), and the first rejection says so on `err` (NOBODY_TO_ASK,
     naming `mode`). When the reader of `out` goes away (`mm -p … | head`), `on_closed_output` is
-    called once (the turn is cancelled) and `closed_output` is set.
+    called once (the turn is cancelled) and `closed_output` is set. `structured`: a structured
+    output is in effect — the answer's text is not streamed, `out` gets the validated JSON alone
+    at the end (docs/scripting.md §Structured output).
     mm.ui.scripting.JsonUI renders the same events as JSON.
     """
 
     mode = "-p"
 
     def __init__(self, preview_lines: int, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
-                 on_closed_output: Callable[[], None] | None = None):
+                 on_closed_output: Callable[[], None] | None = None, structured: bool = False):
         self.out, self.err = out, err
+        self.structured = structured
         self.preview_lines = preview_lines
         self.dim = err.isatty()
         self.screen = _is_terminal(out)
@@ -48,7 +51,8 @@ class OneShotUI:
     def emit(self, event: Event) -> None:
         """Render one engine event."""
         if isinstance(event, TextChunk):
-            self._write_answer(event.text)
+            if not self.structured:
+                self._write_answer(event.text)
         elif isinstance(event, ToolCallStarted):
             self._started.add(event.call_id)
             self._end_text()
@@ -64,6 +68,8 @@ class OneShotUI:
             self._note(event.line)
         elif isinstance(event, TurnDone):
             self._end_text()
+            if event.structured is not None:
+                self._write_answer(event.structured + "\n")
             if event.error and event.error not in self._last_shown:  # a stop already shown is not repeated
                 self._note(event.error if event.error.startswith("[") else f"mm: {event.error}")
             elif event.stop_reason == "end_turn" and not self._answered:

@@ -16,7 +16,8 @@ PREVIEW_WIDTH = 200  # characters of one preview line (a line of base64 is not t
 
 def call_header(name: str, arguments: Any, title: str | None = None) -> str:
     """The line shown for a call: `🛠️  bash: <command>`, `📝 edit_file: <path>`,
-    `🌐 fetch_content: <url>` (`→ <file>` with output), `📖 read_skill: <name>`, or `🧰 <name>: …`.
+    `🌐 fetch_content: <url>` (`→ <file>` with output), `📖 read_skill: <name>`, `🧹 unload_model: <model>`,
+    or `🧰 <name>: …`.
 
     `title` is the tool's own (a declared tool's `<name>: <argv>`); a call that could not run
     (unknown tool, invalid arguments) shows its input as sent (mm-tools.md §Declared tools).
@@ -46,6 +47,8 @@ def _header(name: str, arguments: Any, title: str | None) -> str:
         return f"💾 {title}"
     if name == "ask_agent" and title:
         return f"🗣 {title}"
+    if name == "unload_model" and title:
+        return f"🧹 {title}"
     if title:
         return f"🧰 {title}"
     return f"🧰 {name}: {_compact(arguments)}"

@@ -36,8 +36,8 @@ class JsonUI(OneShotUI):
     rejected, as in text mode (OneShotUI)."""
 
     def __init__(self, stream: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr,
-                 on_closed_output: Callable[[], None] | None = None):
-        super().__init__(0, out=out, err=err, on_closed_output=on_closed_output)
+                 on_closed_output: Callable[[], None] | None = None, structured: bool = False):
+        super().__init__(0, out=out, err=err, on_closed_output=on_closed_output, structured=structured)
         self.stream = stream
         self.started_at = time.monotonic()
         self.usage = Usage()
@@ -93,10 +93,14 @@ class JsonUI(OneShotUI):
         elif self.done is not None:
             error, stop_reason = self.done.error, self.done.stop_reason
         subtype = USAGE_ERROR if usage_error else SUBTYPES.get(stop_reason, "error_during_execution")
+        structured = self.done.structured if self.done is not None and error is None else None
         result = {"type": "result", "subtype": subtype, "is_error": subtype != "success",
-                  "result": self._text or self._answer, "error": error, "stop_reason": stop_reason,
+                  "result": structured if structured is not None else self._text or self._answer,
+                  "error": error, "stop_reason": stop_reason,
                   "session_id": session_id, "num_turns": self.turns,
                   "duration_ms": round((time.monotonic() - self.started_at) * 1000), "usage": asdict(self.usage)}
+        if self.structured:  # the answer's value: null when none followed the schema (docs/scripting.md)
+            result["structured_output"] = json.loads(structured) if structured is not None else None
         self._line(result, always=True)
 
     def _tool_use(self, call_id: str, name: str, arguments: Any) -> None:
@@ -110,8 +114,9 @@ class JsonUI(OneShotUI):
             self._write_out(fix_surrogates(json.dumps(record, ensure_ascii=False, separators=(",", ":"))) + "\n")
 
 
-def oneshot_ui(output_format: str, preview_lines: int) -> OneShotUI:
-    """The front end of `mm -p` for `--output-format` (FORMATS): OneShotUI for text, else JsonUI."""
+def oneshot_ui(output_format: str, preview_lines: int, structured: bool = False) -> OneShotUI:
+    """The front end of `mm -p` for `--output-format` (FORMATS): OneShotUI for text, else JsonUI;
+    `structured`: a structured output is in effect (the JSON alone as the answer)."""
     if output_format == "text":
-        return OneShotUI(preview_lines)
-    return JsonUI(stream=output_format == "stream-json")
+        return OneShotUI(preview_lines, structured=structured)
+    return JsonUI(stream=output_format == "stream-json", structured=structured)
