@@ -141,6 +141,14 @@ class HooksConfig:
 
 
 @dataclass
+class FilesConfig:
+    """The `files` tool group: fs_read, fs_write, file_edit (`files:`; mnemo-tools.md; docs/tools-files.md)."""
+
+    __pydantic_config__ = FORBID
+    docMaxTokens: Annotated[int, Ge(1)] | None = None  # fs_read's cap in tokens; unset: 8192 (≤ ¼ of the window)
+
+
+@dataclass
 class AgentConfig:
     """The whole agent file. Keys are camelCase, as in the references."""
 
@@ -175,6 +183,8 @@ class AgentConfig:
     mmConfigs: dict[str, AskedAgentEntry] = field(default_factory=dict)  # agents ask_agent can ask
     hooks: HooksConfig = field(default_factory=HooksConfig)  # commands run at tool calls, hand-offs, prompts
     toolsets: list[str] = field(default_factory=lambda: ["core"])  # the tool groups declared (docs/tools.md)
+    files: FilesConfig = field(default_factory=FilesConfig)  # the `files` group's settings
+    readBeforeWrite: bool = False  # write_file and edit_file refuse a file not read first (docs/tools-files.md)
 
 
 def constraint_names() -> dict[str, Any]:
