@@ -215,3 +215,38 @@ async def test_front_ends_name_the_file_and_count_the_calls(scripted_server, tmp
     assert tool_title("file_edit", {"file_path": "f.py"}) == "file_edit: f.py"
     assert call_locations("file_edit", {"file_path": "f.py"}, tmp_path) == [{"path": str(tmp_path / "f.py")}]
     assert [tool_kind(n) for n in ("fs_read", "fs_write", "file_edit")] == ["read", "edit", "edit"]
+
+
+def test_mm_p_with_the_files_group_end_to_end(scripted_server, tmp_path):
+    """`mm -p` as a subprocess: the agent file names the group, the model reads, is refused an
+    unread write, edits what it read; the tools are declared with their notes."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / ".mm").mkdir()
+    (tmp_path / ".mm" / "agent.yaml").write_text("toolsets: [core, files]\nfiles:\n  docMaxTokens: 500\n")
+    (tmp_path / "app.py").write_bytes(b"DEBUG = True\r\nPORT = 80\r\n")
+    (tmp_path / "other.py").write_text("x = 1\n")
+    srv = scripted_server
+    srv.add_tool_calls([{"id": "r", "name": "fs_read", "arguments": {"path": "app.py"}},
+                        {"id": "w", "name": "file_edit", "arguments": {"file_path": "other.py", "old_string": "x = 1",
+                                                                       "new_string": "x = 2"}}])
+    srv.add_tool_calls([{"id": "e", "name": "file_edit", "arguments": {
+        "file_path": "app.py", "old_string": "     1\tDEBUG = True", "new_string": "DEBUG = False"}}])
+    srv.add_reply("DEBUG is off.")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MM_")} | {"HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "mm", "-p", "turn debug off", "--base-url", srv.base_url, "--model",
+                           "m"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "app.py").read_bytes() == b"DEBUG = False\r\nPORT = 80\r\n"
+    assert (tmp_path / "other.py").read_text() == "x = 1\n"
+    declared = {t["function"]["name"]: t["function"]["description"] for t in srv.requests[0]["tools"]}
+    assert {"fs_read", "fs_write", "file_edit", "read_file", "edit_file"} <= set(declared)
+    assert declared["file_edit"].endswith("Prefer edit_file; use file_edit to replace every occurrence (replace_all).")
+    results = {m["tool_call_id"]: json.loads(m["content"]) for m in srv.requests[2]["messages"] if m["role"] == "tool"}
+    assert results["r"]["content"] == "     1\tDEBUG = True\n     2\tPORT = 80" and results["r"]["max_tokens"] == 500
+    assert results["w"]["must_read_first"] is True and results["e"]["success"] is True
+    assert "📝 fs_read: app.py" in done.stderr and "📝 file_edit: app.py" in done.stderr
+    assert done.stderr.rstrip().splitlines()[-1] == "⚙ 0 command(s) · 📝 3 file op(s)"

@@ -30,11 +30,12 @@ DESCRIPTION = (
 )
 PARAMS = [
     Param("path", "string", "File or directory path, relative to the working directory."),
-    Param("mode", "string", "Line, Search, Directory, CSV, JSON, JSONL, PDF or DOCX.", required=False, default="Line"),
+    Param("mode", "string", "Line (default), Search, Directory, CSV, JSON, JSONL, PDF or DOCX.", required=False,
+          default="Line"),
     Param("start_line", "integer", "First line (1-based; negative counts from the end).", required=False, default=1),
     Param("end_line", "integer", "Last line, inclusive; -1 = the end.", required=False, default=-1),
     Param("pattern", "string", "Search: the text to find.", required=False, default=""),
-    Param("context_lines", "integer", "Search: lines shown around each hit.", required=False, default=2),
+    Param("context_lines", "integer", "Search: lines shown around each hit (default 2).", required=False, default=2),
     Param("depth", "integer", "Directory: levels below it to list.", required=False, default=0),
 ]
 
