@@ -50,8 +50,7 @@ class TextSource:
     encoding: str
     cr_only: bool  # old Mac text: lines end with CR alone
     keep: int
-    data: bytes | None = None  # the whole file, when small
-    text: str | None = None
+    text: str | None = None  # the whole file's text, when small
     seen: Seen | None = None
     cancelled: Any = None
     _lines: list[str] | None = field(default=None, repr=False)
@@ -150,8 +149,8 @@ def open_source(path: Path, keep: int, cancelled: Any = None) -> TextSource:
             decoded = decode(data)
             if decoded is None:  # a BOM its codec cannot decode: not text after all
                 raise NotText(error(IS_BINARY.format(path=path), binary=True, is_image=False))
-            source.data, source.text, source.encoding = data, decoded.text, decoded.encoding
-            source.seen = Seen.of(data, st)
+            source.text, source.encoding, source.seen = decoded.text, decoded.encoding, Seen.of(data, st)
+            source.cr_only = "\r" in decoded.text and "\n" not in decoded.text
         return source
     except (NotText, FileRefused, OSError):
         os.close(fd)
