@@ -31,6 +31,8 @@ from mm.tools.base import Settings, ToolContext
 from mm.tools.registry import build_registry
 
 MAX_OUTPUT = 2000
+FS_READ_TOKENS = 300  # fs_read's cap here (files.docMaxTokens): it replaces maxOutput for that tool
+FS_READ_CHARS = FS_READ_TOKENS * 16 + 2000  # what its JSON may hold at most: escapes, the other fields
 CALL_TIMEOUT = 60.0  # seconds: a hang, not a speed limit
 # A fixed, short run: 25 derandomized examples per tool (FAULT_EXAMPLES=500 for a longer hunt).
 FAULTS = settings(max_examples=int(os.environ.get("FAULT_EXAMPLES", "25")), deadline=None, derandomize=True,
@@ -77,6 +79,7 @@ class World:
             "webCrawler": {"enabled": True, "allowedHosts": ["127.0.0.1", "localhost"]},
             "webSearch": {"enabled": True, "apiKey": "k", "endpoint": web.origin + "/search"},
             "sessions": {"enabled": True, "autoSearchMemory": True},
+            "toolsets": ["core", "files"], "files": {"docMaxTokens": FS_READ_TOKENS},
             "mmConfigs": {"helper": {"command": [str(root / "no-such-agent")]}},
             "tools": [{"name": "echo_args", "command": ["printf", "%s|", "{{text}}", "{{count}}"],
                        "parameters": {"text": {"type": "string"},
@@ -224,10 +227,20 @@ def questions() -> st.SearchStrategy:
 
 
 FIELD_VALUES = {
-    "path": mostly(paths(), NOT_TEXT), "output": mostly(paths(), NOT_TEXT),
+    "path": mostly(paths(), NOT_TEXT), "output": mostly(paths(), NOT_TEXT), "file_path": mostly(paths(), NOT_TEXT),
+    "mode": st.one_of(st.sampled_from(["Line", "Search", "Directory", "CSV", "JSON", "JSONL", "PDF", "DOCX", "line",
+                                       "Text"]), STRINGS),
+    "pattern": st.one_of(st.sampled_from(["line", "one", "", ".*"]), STRINGS),
+    "old_str": st.one_of(st.just("line one"), STRINGS), "old_string": st.one_of(st.just("line one"), STRINGS),
     "url": mostly(URLS, NOT_TEXT), "baseUrl": mostly(URLS, NOT_TEXT, 1), "command": commands(), "edits": edits(), "questions": questions(),
     "name": st.one_of(st.sampled_from(["demo", "fifo", "../demo", "nope", ""]), STRINGS),
     "agent": st.one_of(st.sampled_from(["helper", "nobody"]), STRINGS),
+}
+
+
+TOOL_FIELD_VALUES = {  # a name two tools use for different things
+    ("fs_write", "command"): st.one_of(st.sampled_from(["create", "str_replace", "insert", "append", "Create",
+                                                        "delete"]), STRINGS),
 }
 
 
@@ -239,7 +252,8 @@ def arguments(draw, tool) -> dict | object:
     args = {}
     for param in tool.params:
         if draw(st.integers(0, 1 if not param.required else 15)) > 0:
-            args[param.name] = draw(FIELD_VALUES.get(param.name, BY_TYPE.get(param.type, VALUES)))
+            values = TOOL_FIELD_VALUES.get((tool.name, param.name), FIELD_VALUES.get(param.name))
+            args[param.name] = draw(values if values is not None else BY_TYPE.get(param.type, VALUES))
     if draw(st.integers(0, 11)) == 0:
         args[draw(st.text(max_size=10))] = draw(VALUES)
     return args
@@ -272,7 +286,8 @@ async def call_tool(world: World, name: str, args) -> tuple[str, bool]:
 def check_result(name: str, args, text: str, failed: bool) -> None:
     where = f"{name}({str(args)[:300]!r})"
     assert isinstance(text, str), where
-    assert len(text) <= MAX_OUTPUT, f"{where}: {len(text)} characters, over maxOutput"
+    limit = FS_READ_CHARS if name == "fs_read" else MAX_OUTPUT
+    assert len(text) <= limit, f"{where}: {len(text)} characters, over maxOutput (fs_read: its cap)"
     assert not text.startswith(GENERIC_FAILURE.format(tool=name)), f"{where}: a Python exception: {text[:300]}"
     assert "Traceback (most recent call last)" not in text, where
     if failed:  # a message says what is wrong on its first line; a command's output ends with its exit line
@@ -282,7 +297,8 @@ def check_result(name: str, args, text: str, failed: bool) -> None:
 
 
 TOOL_NAMES = ["bash", "read_skill", "read_file", "write_file", "edit_file", "fetch_content", "web_crawler",
-              "web_search", "search_memory", "ask_user", "save_answer", "ask_agent", "unload_model", "echo_args"]
+              "web_search", "search_memory", "ask_user", "save_answer", "ask_agent", "unload_model", "echo_args", "fs_read", "fs_write",
+              "file_edit"]
 
 
 def test_every_tool_is_fuzzed(world):
@@ -309,7 +325,8 @@ def test_hostile_arguments_never_escape(world, name):
 # -- the faults the trial found, one by one -------------------------------------------------------------
 
 PATH_TOOLS = [("read_file", {}), ("write_file", {"content": "x"}), ("edit_file", {"edits": [{"old": "a", "new": "b"}]}),
-              ("save_answer", {})]
+              ("save_answer", {}), ("fs_read", {}), ("fs_write", {"command": "create", "file_text": "x"}),
+              ("file_edit", {"old_string": "a", "new_string": "b"})]
 
 
 @pytest.mark.parametrize("name, extra", PATH_TOOLS + [("fetch_content", {"url": "{origin}/page.html"})])
@@ -320,7 +337,7 @@ PATH_TOOLS = [("read_file", {}), ("write_file", {"content": "x"}), ("edit_file",
     ("~nosuchuser/notes.txt", "it starts with ~nosuchuser, but that home directory is unknown"),
 ])
 async def test_a_path_no_file_can_have_is_a_sentence_about_the_argument(world, name, extra, path, words):
-    param = "output" if name == "fetch_content" else "path"
+    param = {"fetch_content": "output", "file_edit": "file_path"}.get(name, "path")
     args = fill({param: path, **extra}, world)
     text, failed = await call_tool(world, name, args)
     assert failed and text.startswith(f"[{name}: {param}: ") and words in text, text

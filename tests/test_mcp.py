@@ -27,7 +27,7 @@ from mm.ui.oneshot import NOBODY_TO_ASK
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
 TOOLS = ["add", "look", "wipe", "boom", "refuse", "die", "slow", "picture", "bash", "headers"]
 FS = [name if name != "bash" else "fs_bash" for name in TOOLS]  # `bash` is mm's: the server's is prefixed
-BUILT_IN = ["bash", "read_file", "write_file", "edit_file", "ask_user"]
+BUILT_IN = ["bash", "read_file", "write_file", "edit_file", "ask_user", "unload_model"]
 
 
 def stdio(**extra) -> dict:
@@ -119,12 +119,12 @@ def test_servers_that_do_not_start_or_die_leave_mm_working(tmp_path, scripted_se
                        web_line).group(1)
     assert declared(srv.requests[0]) == BUILT_IN + FS + [f"web_{name}" for name in TOOLS]
     assert tool_messages(srv.requests[1]) == [CALL_GONE.format(tool="die", server="fs", why=gone)]
-    assert declared(srv.requests[1])[5:] == [f"web_{name}" for name in TOOLS]  # fs's tools left
+    assert declared(srv.requests[1])[len(BUILT_IN):] == [f"web_{name}" for name in TOOLS]  # fs's tools left
     assert tool_messages(srv.requests[3])[-1] == CALL_GONE.format(tool="web_add", server="web", why=why)
     assert declared(srv.requests[3]) == BUILT_IN
     assert tool_messages(srv.requests[4])[-2:] == [
         '[error: there is no tool named "web_add" — the tools are: bash, read_file, write_file, edit_file, '
-        'ask_user. Call one of them, with its arguments as a JSON object]', "still here\n"]
+        'ask_user, unload_model. Call one of them, with its arguments as a JSON object]', "still here\n"]
 
 
 def test_the_timeout_of_a_call(tmp_path, scripted_server):

@@ -75,7 +75,7 @@ def test_the_engine_does_not_import_the_tokenizer_at_start_up():
 def test_a_long_run_without_white_space_is_counted_in_pieces_close_to_the_exact_count(run):
     """A derailed model's run of one character: counted piece by piece (the tokenizer's merge is
     quadratic in a piece's length), within one token per 64-character piece of the exact count."""
-    from mm.engine.tokens import RUN_PIECE, _encoding, count_text
+    from mm.llm.tokens import RUN_PIECE, _encoding, count_text
 
     text = f"before {run} after"
     exact = len(_encoding().encode_ordinary(text))

@@ -22,6 +22,11 @@ BOM = "\ufeff"
 NOT_UTF8 = "{path} is not UTF-8 text — edit_file and write_file only change UTF-8 text files"
 BINARY = "{path} is a binary file — edit_file and write_file only change text files"
 TEXT_TOO_LARGE = "{path} is larger than {limit} — edit_file and write_file change text files up to that size"
+# read_any_text (fs_write, file_edit): neutral words, the tool says what it could not do.
+ANY_BINARY = "{path} is a binary file, not text"
+ANY_NOT_TEXT = ("{path} is not text in an encoding mm can keep exactly (UTF-8; UTF-16 or UTF-32 with a byte-order "
+                "mark; a single-byte encoding)")
+ANY_TOO_LARGE = "{path} is larger than {limit}, the largest text file mm changes"
 # Every refusal starts with "{path} ": FileRefused.reason says the same of "it".
 IS_DIR = "{path} is a directory, not a file"
 NOT_REGULAR = "{path} is a {kind}, not a regular file — mm reads and writes regular files only"
@@ -73,6 +78,13 @@ class TextFile:
     text: str
     bom: bool
     eol: str
+    encoding: str = "utf-8"  # the Python codec its bytes are in (mm.textcodec)
+
+    def encoded(self, logical: str) -> bytes:
+        """`logical` (LF text) as the file's bytes: its line endings, BOM and encoding (physical).
+        Raises UnicodeEncodeError for a character the encoding cannot hold (textcodec.unencodable
+        finds it first)."""
+        return self.physical(logical).encode(self.encoding)
 
     def logical(self) -> str:
         """Return the text with CRLF (or a lone CR) turned into LF when the file uses it alone."""
@@ -124,6 +136,35 @@ def read_text(path: Path, shown: str) -> TextFile:
     if bom:
         text = text[1:]
     return TextFile(text=text, bom=bom, eol=line_endings(text))
+
+
+def read_any_text(path: Path, shown: str) -> tuple[TextFile, bytes, os.stat_result]:
+    """Read `path` as text in whatever encoding it is in (decode_any), without newline
+    translation, at most TEXT_FILE_BYTES. Returns the TextFile, the bytes read and the file's stat
+    when opened. Raises TextFileError (ANY_TOO_LARGE, a refusal of read_bytes, those of
+    decode_any) and OSError (FileNotFoundError…) as read_text does."""
+    try:
+        data, st = read_with_stat(path, TEXT_FILE_BYTES, shown)
+    except FileTooLarge:
+        raise TextFileError(ANY_TOO_LARGE.format(path=shown, limit=size_text(TEXT_FILE_BYTES)), True) from None
+    except FileRefused as err:
+        raise TextFileError(str(err)) from None
+    return decode_any(data, shown), data, st
+
+
+def decode_any(data: bytes, shown: str) -> TextFile:
+    """A whole file's bytes `data` as a TextFile in the encoding they are in (mm.textcodec:
+    UTF-8, UTF-16/32 with a BOM, a single-byte encoding that reads back the same). Raises
+    TextFileError: ANY_BINARY (a NUL byte outside UTF-16/32), ANY_NOT_TEXT (`shown`: the path)."""
+    from mm.textcodec import decode, wide
+
+    if b"\0" in data and not wide(data):
+        raise TextFileError(ANY_BINARY.format(path=shown))
+    decoded = decode(data)
+    if decoded is None:
+        raise TextFileError(ANY_NOT_TEXT.format(path=shown))
+    text = decoded.text
+    return TextFile(text=text, bom=decoded.bom, eol=line_endings(text), encoding=decoded.encoding)
 
 
 def kind_of(mode: int) -> str | None:
@@ -249,11 +290,22 @@ def read_head(path: Path | str, limit: int, shown: str | None = None) -> bytes:
 def read_bytes(path: Path | str, limit: int, shown: str | None = None) -> bytes:
     """The whole content of the regular file `path`; raises FileTooLarge when it
     holds more than `limit` bytes, and as open_regular and read_chunks."""
+    return read_with_stat(path, limit, shown)[0]
+
+
+def read_with_stat(path: Path | str, limit: int, shown: str | None = None) -> tuple[bytes, os.stat_result]:
+    """read_bytes, with the file's stat taken when it was opened (fstat: what was read, not
+    the path), for the read-before-write record (mm.tools.reads.Seen)."""
     shown = str(path) if shown is None else shown
-    data = read_head(path, limit + 1, shown)
+    fd = open_regular(path, "r", shown)
+    try:
+        st = os.fstat(fd)
+        data = b"".join(read_chunks(fd, limit + 1, shown))
+    finally:
+        os.close(fd)
     if len(data) > limit:
         raise FileTooLarge(TOO_LARGE, shown, limit=size_text(limit))
-    return data
+    return data, st
 
 
 def _umask() -> int:

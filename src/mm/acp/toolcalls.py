@@ -11,14 +11,15 @@ import os
 from pathlib import Path
 from typing import Any
 
+from mm.tools.base import PATH_ARGUMENT
 
 ACP_KINDS = ("read", "edit", "delete", "move", "search", "execute", "think", "fetch", "switch_mode", "other")
 # The kinds of tools that may be absent from the registry when a session is replayed.
 KNOWN_KINDS = {"bash": "execute", "read_file": "read", "read_skill": "read", "write_file": "edit",
                "edit_file": "edit", "save_answer": "edit", "fetch_content": "fetch", "web_crawler": "fetch",
                "web_search": "fetch", "search_memory": "search", "ask_user": "other", "ask_agent": "other",
-               "unload_model": "other"}
-PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "save_answer"})
+               "unload_model": "other",
+               "fs_read": "read", "fs_write": "edit", "file_edit": "edit"}
 DIFF_LIMIT = 2_000_000  # characters of old + new text above which a change travels as text
 
 
@@ -42,10 +43,10 @@ def own_title(tool: Any, arguments: Any) -> str | None:
 
 
 def call_locations(name: str, arguments: Any, cwd: Path) -> list[dict[str, str]]:
-    """`[{"path": <absolute path>}]` for a call naming a file (read_file, write_file, edit_file,
-    save_answer, fetch_content with `output`), else []."""
+    """`[{"path": <absolute path>}]` for a call naming a file (PATH_ARGUMENT's tools, fetch_content
+    with `output`), else []."""
     args = arguments if isinstance(arguments, dict) else {}
-    key = "path" if name in PATH_TOOLS else "output" if name == "fetch_content" else None
+    key = PATH_ARGUMENT.get(name) or ("output" if name == "fetch_content" else None)
     value = args.get(key) if key else None
     if not isinstance(value, str) or not value.strip():
         return []

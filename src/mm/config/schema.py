@@ -162,6 +162,14 @@ class McpServerEntry:
 
 
 @dataclass
+class FilesConfig:
+    """The `files` tool group: fs_read, fs_write, file_edit (`files:`; mnemo-tools.md; docs/tools-files.md)."""
+
+    __pydantic_config__ = FORBID
+    docMaxTokens: Annotated[int, Ge(1)] | None = None  # fs_read's cap in tokens; unset: 8192 (≤ ¼ of the window)
+
+
+@dataclass
 class AgentConfig:
     """The whole agent file. Keys are camelCase, as in the references."""
 
@@ -199,6 +207,8 @@ class AgentConfig:
     toolsets: list[str] = field(default_factory=lambda: ["core"])  # the tool groups declared (docs/tools.md)
     mcpServers: dict[str, McpServerEntry] = field(default_factory=dict)  # MCP servers whose tools join (docs/mcp.md)
     structuredOutput: dict[str, Any] | None = None  # the JSON Schema the final answer follows (mm.answer_schema)
+    files: FilesConfig = field(default_factory=FilesConfig)  # the `files` group's settings
+    readBeforeWrite: bool = False  # write_file and edit_file refuse a file not read first (docs/tools-files.md)
 
 
 def constraint_names() -> dict[str, Any]:

@@ -18,6 +18,7 @@ from mm.engine.toolrun import Permissions, run_call
 from mm.engine.turns import current_turn_start
 from mm.llm.types import REASONING_KEY, AssistantMessage, LLMError, StreamDelta, Usage, fix_surrogates
 from mm.tools.base import Settings, ToolContext
+from mm.tools.reads import ReadLog
 from mm.tools.registry import Registry
 
 MAX_TURNS_REACHED = (
@@ -84,6 +85,7 @@ class Conversation:
     hooks: Any = None  # the agent file's hooks (mm.hooks.point.Hooks), None when it has none
     session_id: str = ""  # the id hooks are given when no session file names the conversation (ACP's)
     answer_schema: dict | None = None  # the JSON Schema the final answer follows (structuredOutput, mm.answer_schema)
+    reads: ReadLog = field(default_factory=ReadLog)  # the files read, for read-before-write (docs/tools-files.md)
 
     def __post_init__(self) -> None:
         if not self.history:
@@ -172,7 +174,8 @@ class Conversation:
     async def _loop(self, ui: Interaction, recap: Recap) -> TurnDone:
         ctx = ToolContext(cwd=self.cwd, settings=self.settings, cancelled=self._cancel, interaction=ui,
                           previous_answer=self._last_answer(), history=list(self.history), hooks=self.hooks,
-                          session_id=self.id_for_hooks, model_client=self.client)
+                          session_id=self.id_for_hooks, reads=self.reads, context_window=self.context_window,
+                          model_client=self.client)
         edit_noted = False  # an edit written in the answer was pointed out (once per turn)
         asked_again = False  # a structured answer that did not validate was asked again (once per turn)
         for _ in range(self.max_turns):
@@ -373,7 +376,8 @@ class Conversation:
 
     def new(self) -> str:
         """`/new`: the history reset to the system prompt, the token measure forgotten, the loop
-        detector and the errors reset, permissions and totals kept (mm-acp.md §session/prompt).
+        detector, the errors and the files read (read-before-write) reset, permissions and totals
+        kept (mm-acp.md §session/prompt; docs/tools-files.md).
         Returns `🆕 New session: N message(s) forgotten.`; `on_new` keeps the old conversation."""
         forgotten = len(self.history) - 1
         previous = list(self.history)
@@ -381,6 +385,7 @@ class Conversation:
         self.errors.clear()
         self.meter.forget()
         self.loops.reset()
+        self.reads.forget()
         self.kept_as = None
         if self.on_new is not None:  # sessions: keep the old conversation under a new id, rewrite this one
             self.kept_as = self.on_new(self, previous)

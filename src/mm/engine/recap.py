@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mm.events import Recap
 
-FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
+FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file", "fs_read", "fs_write", "file_edit"})
 
 
 def count(recap: Recap, tool: str) -> None:

@@ -55,6 +55,13 @@ def held_to(text: str, limit: int, max_output: int | None = None) -> str:
     return cut_to(text, max(limit, 0), lambda shown: OVER_MAX_OUTPUT.format(limit=said, shown=shown, total=len(text)))
 
 
+def output_limit(tool: Any, ctx: ToolContext) -> int:
+    """The characters a tool's result is held to: the tool's own `output_limit(ctx)` when it has
+    one (fs_read, capped in tokens by docMaxTokens: docs/tools-files.md), else maxOutput."""
+    own = getattr(tool, "output_limit", None)
+    return int(own(ctx)) if callable(own) else ctx.settings.max_output
+
+
 def rejection_text(name: str) -> str:
     """The text a refused call returns (mm-tools.md, Permissions note)."""
     return REJECTED_BASH if name == "bash" else REJECTED.format(name=name)
@@ -91,7 +98,7 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
         else:
             result, arguments, title = await _hooked_run(tool, coerced, ctx, ui, permissions, yolo, call.id)
     failed = result.failed and result.text != rejection_text(call.name)  # the user's refusal is no failure
-    limit = ctx.settings.max_output
+    limit = output_limit(tool, ctx)
     result.text = held_to(result.text, limit)
     verdict = loops.record(call.name, call.arguments if call.arguments is not None else call.raw_arguments,
                            result.text, failed)
@@ -150,7 +157,7 @@ async def _hooked_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui
             result = ToolResult(DENIED.format(reason=after.reason), failed=True, locations=result.locations)
         elif after.replace is not None:
             result.text, result.preview, result.summary = after.replace, None, None
-    limit = ctx.settings.max_output
+    limit = output_limit(tool, ctx)
     result.text = add_context(result.text, contexts, limit, lambda text, room: held_to(text, room, limit))
     return result, arguments, retitle
 
@@ -187,7 +194,7 @@ async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext,
     if asks and tool.name not in permissions.always_reject:
         planned = await _planned_change(tool, arguments, ctx)
         if planned is not None:
-            preview = _plan_preview(planned, arguments)
+            preview = _plan_preview(planned, arguments, tool.name)
     change = planned.change if planned is not None and not planned.failed else None
     ui.emit(ToolCallStarted(call_id, tool.name, arguments, title, change))
     if asks:
@@ -220,14 +227,15 @@ async def _planned_change(tool: Any, arguments: dict[str, Any], ctx: ToolContext
         return None
 
 
-def _plan_preview(planned: ToolResult, arguments: dict[str, Any]) -> str:
-    """The permission prompt's text for a file tool: the file as the call names it, then the whole
-    diff's rows (not the output's, which maxOutput cuts), or what the call will meet instead (a
-    refusal, an unchanged file)."""
+def _plan_preview(planned: ToolResult, arguments: dict[str, Any], name: str) -> str:
+    """The permission prompt's text for a file tool (`name`): the file as the call names it, then
+    the whole diff's rows (not the output's, which maxOutput cuts), or what the call will meet
+    instead (a refusal, an unchanged file)."""
+    from mm.tools.base import PATH_ARGUMENT
     from mm.tools.diff import diff_texts
 
     change = planned.change
-    head = str(arguments.get("path") or (change.path if change is not None else ""))
+    head = str(arguments.get(PATH_ARGUMENT.get(name, "path")) or (change.path if change is not None else ""))
     if change is None or planned.failed:
         return "\n".join([head, planned.text])
     old, new = (change.old_text or "").replace("\r\n", "\n"), change.new_text.replace("\r\n", "\n")

@@ -7,7 +7,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
+from mm.tools.reads import ReadLog
+
 ToolKind = Literal["execute", "read", "edit", "fetch", "search", "other"]
+# The file tools, and the argument naming the file each reads or writes (file_edit says
+# file_path: mnemo-tools.md), for the front ends' titles, headers and locations.
+PATH_ARGUMENT = {"read_file": "path", "write_file": "path", "edit_file": "path", "save_answer": "path",
+                 "fs_read": "path", "fs_write": "path", "file_edit": "file_path"}
 ParamType = Literal["string", "integer", "number", "boolean", "array", "object"]
 
 
@@ -77,6 +83,8 @@ class ToolContext:
     hooks: Any = None  # the agent file's hooks (mm.hooks.point.Hooks), None without any (ask_agent's preAsk…)
     session_id: str = ""  # the conversation's session id, for the hooks' input
     model_client: Any = None  # the conversation's model client: base_url, model, provider, api_key (unload_model)
+    reads: ReadLog = field(default_factory=ReadLog)  # the conversation's reads (read-before-write)
+    context_window: int | None = None  # the model's context window in tokens, when known (fs_read's cap)
 
     def resolve(self, path: str) -> Path:
         """Return `path` (str, as the model sent it) resolved against the working directory, `~`

@@ -55,6 +55,7 @@ class _Lines:
     cut_at: int | None = None  # first line not shown in full for lack of room
     long_line: bool = False  # cut_at is a single line longer than the room, shown in part
     binary_size: int | None = None
+    seen: Any = None  # the file as read (mm.tools.reads.Seen), once read to its end
 
 
 def _split_lines(chunks: Iterable[bytes], keep: int) -> Iterator[bytes]:
@@ -85,21 +86,25 @@ def _read_lines(path: Path, shown: str, first: int, last: int, numbered: bool, b
     opened (PSEUDO_FILE_BYTES for a file that says 0, as in /proc). Opened without blocking
     (mm.fs.open_regular: raises FileRefused for anything but a regular file); stops when
     `cancelled` (an Event) is set."""
+    import hashlib
+
     from mm.fs import open_regular, read_chunks
+    from mm.tools.reads import Seen
 
     result = _Lines([], 0)
     used = 0
     fd = open_regular(path, "r", shown)
     try:
-        size = os.fstat(fd).st_size
-        chunks = read_chunks(fd, max(size, PSEUDO_FILE_BYTES), shown)
+        st = os.fstat(fd)
+        size, digest = st.st_size, hashlib.sha256()
+        chunks = (digest.update(chunk) or chunk for chunk in read_chunks(fd, max(size, PSEUDO_FILE_BYTES), shown))
         head = next(chunks, b"")
         if b"\0" in head[:BINARY_SNIFF_BYTES]:
             result.binary_size = size
             return result
         for raw in _split_lines(itertools.chain((head,), chunks), 4 * budget + 8):
             if cancelled is not None and not result.total % CANCEL_EVERY and cancelled.is_set():
-                break
+                return result
             result.total += 1
             n = result.total
             if n < first or (last and n > last) or result.cut_at is not None:
@@ -114,6 +119,7 @@ def _read_lines(path: Path, shown: str, first: int, last: int, numbered: bool, b
                 continue
             result.pieces.append(piece)
             used += len(piece)
+        result.seen = Seen(st.st_size, st.st_mtime_ns, digest.digest())
     finally:
         os.close(fd)
     return result
@@ -139,6 +145,21 @@ def _check_range(start: int, end: int) -> str | None:
     if end and start and end < start:
         return END_BEFORE_START.format(start=start, end=end)
     return None
+
+
+def _record(ctx: ToolContext, path: Path, lines: _Lines, first: int, end: int) -> None:
+    """Record the read for read-before-write (mm.tools.reads): whole when every line was shown."""
+    from mm.tools.reads import PART_LINES, PART_TRUNCATED
+
+    if lines.seen is None:
+        return
+    last = lines.total if not end or end > lines.total else end
+    if lines.cut_at is not None:
+        ctx.reads.record(path, lines.seen, False, PART_TRUNCATED.format(last=lines.cut_at - 1, total=lines.total))
+    elif first > 1 or last < lines.total:
+        ctx.reads.record(path, lines.seen, False, PART_LINES.format(first=first, last=last, total=lines.total))
+    else:
+        ctx.reads.record(path, lines.seen)
 
 
 @dataclass
@@ -197,6 +218,8 @@ class ReadFile:
             return fail(PAST_END.format(path=path_text, total=lines.total, start=start))
         text = "".join(lines.pieces)
         first = max(start, 1)
+        if not ctx.cancelled.is_set():
+            _record(ctx, path, lines, first, end)
         if lines.cut_at is not None:
             text = text if text.endswith("\n") else text + "\n"
             if lines.long_line:

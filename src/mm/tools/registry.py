@@ -81,8 +81,21 @@ def switched_on(key: bool | None, variable: str | None) -> bool:
 # The tool groups `toolsets:` names (issue 13, docs/tools.md): `core` is mm's own tools
 # (mm-tools.md); every other group is a module whose `tools(config, env, cwd) -> list[Tool]`
 # returns the tools of mnemo-tools.md it holds, imported only when the group is named.
-GROUPS: dict[str, str] = {}
+GROUPS: dict[str, str] = {
+    "files": "mm.tools.files",
+}
 UNKNOWN_GROUP = "toolsets: {name!r} is not a tool group — the groups are: {names}"
+# Two tools of one job declared together (docs/tools.md §Two tools of one job): mm's own is
+# preferred for everyday work — it forgives a small model more, and reads back as plain text —
+# and the other for what only it does. (mm's tool, the other, the note of each.)
+PREFERENCES = (
+    ("read_file", "fs_read", " Prefer it to fs_read for text and code; use fs_read for PDF, DOCX, CSV, JSON, "
+     "a directory listing or a search in one file.", " For a plain text or code file prefer read_file."),
+    ("edit_file", "file_edit", " Prefer it to file_edit: it forgives whitespace mistakes in old.",
+     " Prefer edit_file; use file_edit to replace every occurrence (replace_all)."),
+    ("write_file", "fs_write", " Prefer it to fs_write's create.",
+     " To create or rewrite a whole file prefer write_file; to change part of one, edit_file."),
+)
 
 
 def group_names() -> list[str]:
@@ -102,6 +115,7 @@ def build_registry(config: AgentConfig, env: Mapping[str, str] | None = None, cw
             importlib.import_module(GROUPS[group]).tools(config, env, cwd)
         taken = {t.name for t in tools}
         tools += [t for t in found if t.name not in taken]
+    _say_preferences(tools)
     return Registry(tools, _mcp_tools(config, env, cwd))
 
 
@@ -117,6 +131,15 @@ def _mcp_tools(config: AgentConfig, env: Mapping[str, str], cwd: Path | None) ->
     from mm.tools.mcp_tools import McpTools
 
     return McpTools(HUB.connect(config, cwd, env))
+
+
+def _say_preferences(tools: list[Tool]) -> None:
+    """Add PREFERENCES' notes to the descriptions of both tools of a pair declared together."""
+    by_name = {t.name: t for t in tools}
+    for ours, theirs, our_note, their_note in PREFERENCES:
+        if ours in by_name and theirs in by_name:
+            by_name[ours].description = by_name[ours].description + our_note
+            by_name[theirs].description = by_name[theirs].description + their_note
 
 
 def core_tools(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Registry:
@@ -139,7 +162,7 @@ def core_tools(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: P
         from mm.tools.read_file import ReadFile
         from mm.tools.write_file import WriteFile
 
-        tools += [ReadFile(), WriteFile(), EditFile()]
+        tools += [ReadFile(), WriteFile(config.readBeforeWrite), EditFile(config.readBeforeWrite)]
     tools += _web_tools(config, env)
     if config.sessions.enabled and config.sessions.autoSearchMemory:
         from mm.tools.search_memory import SearchMemory

@@ -8,11 +8,11 @@ import re
 from typing import Any
 
 from mm.text import cut
+from mm.tools.base import PATH_ARGUMENT
 
 # The argument a tool's title shows after `<tool>: `.
-TITLE_ARGUMENT = {"bash": "command", "read_file": "path", "write_file": "path", "edit_file": "path",
-                  "save_answer": "path", "read_skill": "name", "fetch_content": "url", "web_crawler": "url",
-                  "web_search": "query", "search_memory": "query", "ask_agent": "agent"}
+TITLE_ARGUMENT = {"bash": "command", "read_skill": "name", "fetch_content": "url", "web_crawler": "url",
+                  "web_search": "query", "search_memory": "query", "ask_agent": "agent", **PATH_ARGUMENT}
 TITLE_LIMIT = 200  # characters of a title
 
 

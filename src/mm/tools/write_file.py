@@ -73,15 +73,18 @@ def _shown(where: Path, cwd: Path) -> str:
         return str(where)
 
 
-def write(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> ToolResult:
+def write(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False, read_first: bool = False) -> ToolResult:
     """Write `args["content"]` to `args["path"]`; return the headline and, for a replaced
     file, the numbered diff against the previous content (mm-tools.md §write_file).
 
     plan_only: write nothing and return the diff with the `change` that would be made.
+    read_first (`readBeforeWrite: true`): an existing file must have been read whole, and not
+    changed since (mm.tools.reads). A write is recorded as a read in every case.
     """
     from mm.tools.diff import diff_texts, fit, split_lines  # on first use: start-up time
     from mm.fs import (BOM, TEXT_FILE_BYTES, FileRefused, TextFileError, line_endings, read_head, read_text,
                              size_text, write_atomic, write_target)
+    from mm.tools.reads import Seen
 
     path = args.get("path")
     if not isinstance(path, str) or not path.strip():
@@ -101,6 +104,10 @@ def write(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> To
     blocker = _file_in_the_way(where)
     if blocker is not None:
         return ToolResult(PARENT_IS_FILE.format(path=path, parent=_shown(blocker, ctx.cwd)), failed=True)
+    if read_first:
+        verdict = ctx.reads.verdict(where, whole=True)
+        if verdict is not None:
+            return ToolResult(verdict.text(path), failed=True, locations=[where])
     previous: str | None = None
     before: str | None = None
     readable, too_large = True, False
@@ -121,6 +128,7 @@ def write(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> To
     if not plan_only:
         try:
             write_atomic(where, content, path)
+            ctx.reads.record(where, Seen.of(content.encode("utf-8"), os.stat(where)))
         except FileRefused as err:
             return ToolResult(str(err) + NOTHING_WRITTEN, failed=True, locations=[where])
         except OSError as err:
@@ -144,7 +152,10 @@ def write(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> To
 
 
 class WriteFile:
-    """The write_file tool (mm-tools.md §write_file)."""
+    """The write_file tool (mm-tools.md §write_file); `read_first`: readBeforeWrite."""
+
+    def __init__(self, read_first: bool = False):
+        self.read_first = read_first
 
     name = "write_file"
     kind = "edit"
@@ -158,8 +169,8 @@ class WriteFile:
 
     async def plan(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """What the call would change, written nowhere (the permission prompt's diff)."""
-        return await asyncio.to_thread(write, args, ctx, True)
+        return await asyncio.to_thread(write, args, ctx, True, self.read_first)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Write the file in a worker thread; see `write`."""
-        return await asyncio.to_thread(write, args, ctx)
+        return await asyncio.to_thread(write, args, ctx, False, self.read_first)

@@ -6,7 +6,6 @@ from typing import Any
 
 from mm.text import cut
 
-FILE_TOOLS = frozenset({"read_file", "write_file", "edit_file"})
 # Control characters shown in caret notation (ESC as ^[), so output cannot drive the terminal.
 _VISIBLE = {c: f"^{chr(c + 64)}" for c in range(32) if chr(c) not in "\t\n"} | {127: "^?"}
 WEB_TOOLS = frozenset({"fetch_content", "web_crawler"})
@@ -15,7 +14,7 @@ PREVIEW_WIDTH = 200  # characters of one preview line (a line of base64 is not t
 
 
 def call_header(name: str, arguments: Any, title: str | None = None) -> str:
-    """The line shown for a call: `🛠️  bash: <command>`, `📝 edit_file: <path>`,
+    """The line shown for a call: `🛠️  bash: <command>`, `📝 edit_file: <path>` (`📝 fs_read: <path> (<mode>)`),
     `🌐 fetch_content: <url>` (`→ <file>` with output), `📖 read_skill: <name>`, `🧹 unload_model: <model>`,
     or `🧰 <name>: …`.
 
@@ -29,11 +28,16 @@ def _header(name: str, arguments: Any, title: str | None) -> str:
     args = arguments if isinstance(arguments, dict) else {}
     if name == "bash" and "command" in args:
         return f"🛠️  bash: {args['command']}"
-    if name in FILE_TOOLS and "path" in args:
+    from mm.tools.base import PATH_ARGUMENT
+
+    key = PATH_ARGUMENT.get(name) if name != "save_answer" else None
+    if key is not None and key in args:
         extra = ""
         if name == "read_file" and (args.get("start") or args.get("end")):
             extra = f" (lines {args.get('start') or 1}-{args.get('end') or 'end'})"
-        return f"📝 {name}: {args['path']}{extra}"
+        elif name in ("fs_read", "fs_write") and (args.get("mode") or args.get("command")):
+            extra = f" ({args.get('mode') or args.get('command')})"
+        return f"📝 {name}: {args[key]}{extra}"
     if name in WEB_TOOLS and "url" in args:
         target = f" → {args['output']}" if name == "fetch_content" and args.get("output") else ""
         return f"🌐 {name}: {args['url']}{target}"

@@ -14,6 +14,7 @@ from mm.tools.edit.args import NOTHING_WRITTEN, parse_edits
 from mm.tools.edit.index import FileIndex
 from mm.tools.edit.match import Match, locate
 from mm.fs import BOM, FileRefused, TextFileError, read_text, write_atomic
+from mm.tools.reads import Seen
 
 PATH_REQUIRED = "edit_file: path is required — the path of the file to edit, relative to the working directory"
 DOES_NOT_EXIST = "{path} does not exist. Create it with write_file"  # read_file's text (mm-tools.md §read_file)
@@ -113,12 +114,14 @@ def _dry(value: Any) -> bool:
     return bool(value)
 
 
-def edit(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> ToolResult:
+def edit(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False, read_first: bool = False) -> ToolResult:
     """Apply `args` (path, edits, dry_run) to the file; return the headline and numbered diff,
     or a refusal. Nothing is written unless every edit is found once and none conflict.
 
     plan_only: write nothing, and return the dry run's text with the `change` that would be made
-    (the permission prompt shows it before the call runs).
+    (the permission prompt shows it before the call runs). read_first (`readBeforeWrite: true`):
+    the file must have been read, and not changed since (mm.tools.reads). A write is recorded as
+    a read in every case.
     """
     path = args.get("path")
     if not isinstance(path, str) or not path.strip():
@@ -126,6 +129,10 @@ def edit(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> Too
     where = Path(os.path.abspath(ctx.resolve(path)))
     if not where.exists():
         return _refuse(DOES_NOT_EXIST.format(path=path), ctx, None)
+    if read_first:
+        verdict = ctx.reads.verdict(where)
+        if verdict is not None:
+            return _refuse(verdict.text(path), ctx, where)
     parsed, errors = parse_edits(args, path)
     if errors:
         if len(parsed) > 1:
@@ -175,6 +182,7 @@ def edit(args: dict[str, Any], ctx: ToolContext, plan_only: bool = False) -> Too
         return ToolResult(text, locations=[where])
     try:
         write_atomic(where, after, path)
+        ctx.reads.record(where, Seen.of(after.encode("utf-8"), os.stat(where)))
     except FileRefused as err:  # it became a pipe or a device since it was read
         return _refuse(f"{err}; nothing was written", ctx, where)
     except OSError as err:

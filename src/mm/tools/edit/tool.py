@@ -28,7 +28,10 @@ EDIT_ITEM = {
 
 
 class EditFile:
-    """The edit_file tool (mm-tools.md §edit_file)."""
+    """The edit_file tool (mm-tools.md §edit_file); `read_first`: readBeforeWrite."""
+
+    def __init__(self, read_first: bool = False):
+        self.read_first = read_first
 
     name = "edit_file"
     kind = "edit"
@@ -63,10 +66,10 @@ class EditFile:
         """What the call would change, written nowhere (the permission prompt's diff)."""
         from mm.tools.edit.apply import edit
 
-        return await asyncio.to_thread(edit, args, ctx, True)
+        return await asyncio.to_thread(edit, args, ctx, True, self.read_first)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run the edits in a worker thread; see `edit`."""
         from mm.tools.edit.apply import edit
 
-        return await asyncio.to_thread(edit, args, ctx)
+        return await asyncio.to_thread(edit, args, ctx, False, self.read_first)

@@ -1,0 +1,19 @@
+"""The `files` tool group: fs_read, fs_write and file_edit (mnemo-tools.md, Read files and Write
+and edit files; docs/tools-files.md). Declared when `toolsets:` names `files`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Mapping
+
+from mm.config.schema import AgentConfig
+from mm.tools.base import Tool
+
+
+def tools(config: AgentConfig, env: Mapping[str, str], cwd: Path | None) -> list[Tool]:
+    """The group's tools for `config` (files.docMaxTokens); `env` and `cwd` are not used."""
+    from mm.tools.files.edit import FileEdit
+    from mm.tools.files.read import FsRead
+    from mm.tools.files.write import FsWrite
+
+    return [FsRead(doc_max_tokens=config.files.docMaxTokens), FsWrite(), FileEdit()]
