@@ -158,13 +158,13 @@ def write_target(path: Path | str, shown: str | None = None) -> Path:
     folders, the filesystem root; `/dev/stdout` while `mm -p > answer.txt` runs leads to
     answer.txt: refused all the same), and when it exists and is not a regular file. Touches
     nothing (docs/tools-edit.md §Files on disk, docs/safety.md §Path policy)."""
-    from mm.tools.floor.paths import DEVICE_FOLDERS, ROOT, refused_step
+    from mm.tools.floor.paths import DEVICE_FOLDERS, ROOT, absolute, refused_step
 
     shown = str(path) if shown is None else shown
     refused = refused_step(str(path))
     if refused is not None:
         step, root = refused
-        written = step == os.path.abspath(path)
+        written = step == absolute(str(path), os.getcwd())
         if root in DEVICE_FOLDERS:
             raise FileRefused(SYSTEM_PATH, shown, root=root) if written else \
                 FileRefused(SYSTEM_LINK, shown, target=step, root=root)

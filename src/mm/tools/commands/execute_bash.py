@@ -26,7 +26,7 @@ DESCRIPTION = (
     "Each stream is capped at 30,000 characters, cut in the middle."
 )
 COMMAND_DESCRIPTION = "The bash command to run."
-TIMEOUT_DESCRIPTION = "Seconds before the command is killed (default 30, at most 3600)."
+TIMEOUT_DESCRIPTION = "Seconds before the command and every process it started are killed (at most 3600)."
 DEFAULT_TIMEOUT = 30  # seconds (mnemo-tools.md: timeout = 30)
 MAX_TIMEOUT = 3600  # seconds: the reference has no bound (notes §2.6); one hour, its transport's cap
 NO_COMMAND = "execute_bash: no command — call execute_bash again with the command to run"
@@ -82,6 +82,8 @@ class ExecuteBash:
                 or math.isnan(timeout):
             return _error(BAD_TIMEOUT.format(value=json_value(timeout), limit=MAX_TIMEOUT), ctx)
         cwd, note = self._start_directory(ctx)
+        if note:
+            self.cwd = None
         refusal = self._refusal(command, ctx)
         if refusal is not None:
             return _error(refusal, ctx, blocked=True, command=command)
@@ -120,8 +122,7 @@ class ExecuteBash:
             return ctx.cwd, ""
         if self.cwd.is_dir():
             return self.cwd, ""
-        old, self.cwd = self.cwd, None
-        return ctx.cwd, CWD_GONE.format(old=old, cwd=ctx.cwd)
+        return ctx.cwd, CWD_GONE.format(old=self.cwd, cwd=ctx.cwd)
 
     async def _run(self, command: str, cwd: Path, timeout: float, ctx: ToolContext):
         """Run the command with the directory probe; returns (outcome, None) or (None, error)."""

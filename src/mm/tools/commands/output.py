@@ -18,7 +18,7 @@ def cut_middle(text: str, limit: int, total: int | None = None, lines: int | Non
     total = len(text) if total is None else max(total, len(text))
     if len(text) <= limit:
         return text
-    lines = text.count("\n") + 1 if lines is None else lines
+    lines = text.count("\n") + (not text.endswith("\n")) if lines is None else lines
     marker = CUT_MARKER.format(dropped=total, total=total, lines=lines)  # its widest
     keep = max(0, (limit - len(marker)) // 2)
     marker = CUT_MARKER.format(dropped=total - 2 * keep, total=total, lines=lines)
@@ -27,17 +27,24 @@ def cut_middle(text: str, limit: int, total: int | None = None, lines: int | Non
 
 def result_json(fields: dict[str, Any], streams: dict[str, tuple[str, int]], max_output: int) -> str:
     """The JSON text of `fields` plus each stream (`name` → (text, bytes written)), each cut to
-    STREAM_LIMIT, and cut further, the longer first, until the whole holds in `max_output`."""
-    limits = {name: STREAM_LIMIT for name in streams}
-    for _ in range(12):
-        body = {name: cut_middle(text, limits[name], size) for name, (text, size) in streams.items()}
-        text = json.dumps({**_ordered(body, fields)}, ensure_ascii=False)
-        over = len(text) - max_output
-        if over <= 0:
-            return text
-        longest = max(limits, key=lambda n: min(len(body[n]), limits[n]))
-        limits[longest] = max(0, min(limits[longest], len(body[longest])) - over - 16)
-    return text
+    STREAM_LIMIT — and to a lower limit, the same for all, the highest with which the whole
+    holds in `max_output` characters (found by bisection; JSON escapes count)."""
+
+    def dumped(limit: int) -> str:
+        body = {name: cut_middle(text, limit, size) for name, (text, size) in streams.items()}
+        return json.dumps(_ordered(body, fields), ensure_ascii=False)
+
+    text = dumped(STREAM_LIMIT)
+    if len(text) <= max_output:
+        return text
+    low, high = 0, STREAM_LIMIT
+    while low < high:
+        middle = (low + high + 1) // 2
+        if len(dumped(middle)) <= max_output:
+            low = middle
+        else:
+            high = middle - 1
+    return dumped(low)
 
 
 def _ordered(streams: dict[str, str], fields: dict[str, Any]) -> dict[str, Any]:

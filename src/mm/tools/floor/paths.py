@@ -45,7 +45,7 @@ def chain(path: str, cwd: str | None = None, links: Mapping[str, str] | None = N
     disk's."""
     links = links or {}
     base = cwd if cwd is not None else os.getcwd()
-    current = os.path.normpath(os.path.join(base, path))
+    current = absolute(path, base)
     yield current
     for _ in range(MAX_LINKS):
         here = os.path.join(resolve(os.path.dirname(current), links), os.path.basename(current))
@@ -53,9 +53,16 @@ def chain(path: str, cwd: str | None = None, links: Mapping[str, str] | None = N
         target = _readlink(here, links)
         if target is None:
             break
-        current = os.path.normpath(os.path.join(os.path.dirname(here), target))
+        current = absolute(target, os.path.dirname(here))
         yield current
     yield resolve(current, links)
+
+
+def absolute(path: str, cwd: str) -> str:
+    """`path` made absolute against `cwd` and normalised, `..` collapsed as written (POSIX's
+    leading `//` too: it names the root on Linux)."""
+    joined = os.path.normpath(os.path.join(cwd, path))
+    return "/" + joined.lstrip("/") if joined.startswith("//") else joined
 
 
 def resolve(path: str, links: Mapping[str, str] | None = None) -> str:

@@ -12,7 +12,7 @@ import stat
 from typing import TYPE_CHECKING
 
 from mm.tools.floor.commands import SHELLS, find_parts, shell_parts, unwrap, xargs_parts
-from mm.tools.floor.paths import DEVICE_FOLDERS, ROOT, SYSTEM_FOLDERS, protected_folder, refused_step, resolve
+from mm.tools.floor.paths import DEVICE_FOLDERS, ROOT, absolute, protected_folder, refused_step, resolve
 from mm.tools.floor.static import printed, read_script
 from mm.tools.floor.values import UNKNOWN, Value, exact
 from mm.tools.floor.walk import Outcome, Refused, Simple
@@ -46,7 +46,7 @@ EXEMPT_SINKS = frozenset({"/dev/null", "/dev/zero", "/dev/full", "/dev/stdout", 
 DISK_TOOLS = frozenset({"mkfs", "mke2fs", "mkswap", "mkdosfs", "mkntfs", "mkexfatfs", "mkhfs", "wipefs", "blkdiscard",
                         "fdisk", "sfdisk", "cfdisk", "gdisk", "sgdisk", "cgdisk", "parted", "badblocks", "zpool"})
 DISK_READ_ONLY = frozenset({"-l", "--list", "-p", "--print", "-s", "--show", "print", "-V", "--version", "-h", "--help",
-                            "-n", "--no-act", "list", "status", "iostat"})
+                            "--no-act", "list", "status", "iostat"})
 POWER_TOOLS = frozenset({"shutdown", "reboot", "halt", "poweroff", "kexec"})
 POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "soft-reboot", "emergency", "rescue",
                          "default", "suspend-then-hibernate"})
@@ -120,14 +120,14 @@ def _run(reader: "Reader", program: str, cmd: Simple, st: "State") -> Outcome:
 def _check_program(reader: "Reader", program: str, args: list[Value], st: "State") -> None:
     """The rules on one program and its operands."""
     base = program.split(".", 1)[0] if program.startswith("mkfs") else program
+    if base in DISK_TOOLS or program in ("mkfs", "cryptsetup", "shred"):
+        _disk(program, args, st)
     if program in ("rm", "srm") or program == "mv":
         _delete_operands(reader, program, args, st, only_recursive=program != "mv")
     if program in WRITES_ALL or program in WRITES_LAST:
         _write_operands(reader, program, args, st)
     if program == "ln":
         _remember_link(args, st)
-    if base in DISK_TOOLS or program in ("mkfs", "cryptsetup"):
-        _disk(program, args, st)
     if program == "dd":
         _dd(reader, args, st)
     if program in ("sed", "perl") or program.startswith("perl"):
@@ -296,8 +296,8 @@ def _cd(program: str, args: list[Value], st: "State") -> Outcome:
 def _moved(st: "State", target: Value) -> set:
     if target.exact is None:
         return {None}
-    return {os.path.normpath(os.path.join(cwd, target.exact)) if cwd is not None or target.exact.startswith("/")
-            else None for cwd in st.where}
+    return {absolute(target.exact, cwd or "/") if cwd is not None or target.exact.startswith("/")
+            else None for cwd in st.places}
 
 
 def _set(args: list[Value], st: "State") -> None:
@@ -337,10 +337,10 @@ def _delete_target(reader: "Reader", program: str, value: Value, st: "State") ->
     if value.kind not in ("exact", "contents") or value.text is None:
         return
     home = os.path.normpath(st.lookup("HOME") or st.home)
-    for cwd in st.where:
+    for cwd in st.places:
         if cwd is None and not value.text.startswith("/"):
             continue
-        path = os.path.normpath(os.path.join(cwd or "/", value.text))
+        path = absolute(value.text, cwd or "/")
         paths = {path, resolve(path, st.links)} if value.kind == "contents" else {path}
         for target in paths:
             shown = EVERY_ENTRY.format(folder=target) if value.kind == "contents" else target
@@ -369,10 +369,10 @@ def check_write(reader: "Reader", value: Value, st: "State", exempt: bool = Fals
     tee, dd)."""
     if value.text is None:
         return
-    for cwd in st.where:
+    for cwd in st.places:
         if cwd is None and not value.text.startswith("/"):
             continue
-        path = os.path.normpath(os.path.join(cwd or "/", value.text))
+        path = absolute(value.text, cwd or "/")
         if value.kind == "exact" and exempt and (path in EXEMPT_SINKS or path.startswith("/dev/fd/")):
             continue
         if value.kind == "under":
@@ -427,7 +427,7 @@ def _write_operands(reader: "Reader", program: str, args: list[Value], st: "Stat
     if program in WRITES_LAST:
         written = [target] if target is not None else operands[-1:] if len(operands) > 1 else []
     else:
-        written = operands[WRITES_ALL[program]:]
+        written = operands[WRITES_ALL[program]:] + ([target] if target is not None else [])
     for value in written:
         if value is not None:
             check_write(reader, value, st, exempt=program == "tee", program=program)
@@ -439,10 +439,10 @@ def _remember_link(args: list[Value], st: "State") -> None:
     if len(operands) != 2 or None in operands:
         return
     target, link = operands
-    for cwd in st.where:
+    for cwd in st.places:
         if cwd is None:
             continue
-        path = os.path.normpath(os.path.join(cwd, link))  # type: ignore[arg-type]
+        path = absolute(link, cwd)  # type: ignore[arg-type]
         if os.path.isdir(path):
             path = os.path.join(path, os.path.basename(target))  # type: ignore[arg-type]
         st.links[path] = target  # type: ignore[assignment]
@@ -452,9 +452,9 @@ def _remember_files(cmd: Simple, out, st: "State") -> None:
     """`cat > x.sh <<EOF …`: the file's text, for a later `bash x.sh` in the same command."""
     for redirect in cmd.redirects:
         if redirect.op in (">", ">|", ">>") and redirect.target.exact is not None:
-            for cwd in st.where:
+            for cwd in st.places:
                 if cwd is not None:
-                    path = os.path.normpath(os.path.join(cwd, redirect.target.exact))
+                    path = absolute(redirect.target.exact, cwd)
                     if isinstance(out, str):
                         before = st.files.get(path, "") if redirect.op == ">>" else ""
                         st.files[path] = before + out
@@ -519,15 +519,17 @@ def _disk(program: str, args: list[Value], st: "State") -> None:
     for arg in args:
         if arg.exact is not None and arg.exact.startswith("-"):
             continue
-        if arg.exact is None:
+        if arg.exact is None and program != "shred":
             raise Refused("disk", DISK_UNKNOWN.format(program=program))
+        if arg.exact is None:
+            continue
         if _names_device(arg.exact, st):
             raise Refused("disk", DISK.format(program=program, target=arg.exact))
 
 
 def _names_device(text: str, st: "State") -> bool:
-    for cwd in st.where:
-        path = os.path.normpath(os.path.join(cwd or "/", text))
+    for cwd in st.places:
+        path = absolute(text, cwd or "/")
         if path.startswith("/dev/") or _is_device(resolve(path, st.links)) or resolve(path, st.links).startswith("/dev/"):
             return True
     return False

@@ -41,6 +41,11 @@ class State:
         """The working directories to read the next command in (those it died in after `exit`)."""
         return self.cwds or self.dead or frozenset({None})
 
+    @property
+    def places(self) -> tuple:
+        """`where` in a steady order (None last): a refusal names the first that breaks a rule."""
+        return tuple(sorted(self.where, key=lambda c: (c is None, c or "")))
+
     def copy(self) -> "State":
         return replace(self, assigned=dict(self.assigned), unset=set(self.unset), links=dict(self.links),
                        files=dict(self.files), functions=dict(self.functions), positional=list(self.positional))

@@ -11,6 +11,7 @@ import os
 import re
 from typing import TYPE_CHECKING
 
+from mm.tools.floor.paths import absolute
 from mm.tools.floor.values import Value
 from mm.tools.floor.words import ansi_c
 
@@ -143,8 +144,8 @@ _PRINTERS = {"echo": _echo, "printf": _printf, "pwd": _pwd, "cat": _cat, "base64
 def read_script(name: str, st: "State") -> str | None:
     """The text of the file `name` (a script, what cat prints): one the command wrote itself, else
     the file on disk (a regular file, at most SCRIPT_BYTES, not binary); None when unknown."""
-    for cwd in st.where:
-        path = os.path.normpath(os.path.join(cwd or "", name)) if cwd or name.startswith("/") else None
+    for cwd in st.places:
+        path = absolute(name, cwd or "/") if cwd or name.startswith("/") else None
         if path is None:
             continue
         if path in st.files:
