@@ -29,7 +29,7 @@ WRAPPERS: dict[str, tuple[frozenset[str], int]] = {
     "dbus-run-session": (frozenset(), 0), "flock": (frozenset({"-w", "-E", "--timeout", "--conflict-exit-code"}), 1),
     "watch": (frozenset({"-n", "--interval", "-d", "--differences"}), 0), "firejail": (frozenset(), 0),
     "torsocks": (frozenset(), 0), "proxychains": (frozenset({"-f"}), 0), "proxychains4": (frozenset({"-f"}), 0),
-    "busybox": (frozenset(), 0), "caffeinate": (frozenset({"-t", "-w"}), 0), "doit": (frozenset(), 0),
+    "busybox": (frozenset(), 0), "coproc": (frozenset(), 0), "caffeinate": (frozenset({"-t", "-w"}), 0), "doit": (frozenset(), 0),
 }
 SHELLS = frozenset({"sh", "bash", "zsh", "dash", "ksh", "mksh", "ash", "rbash", "yash", "posh", "lksh", "pdksh"})
 SHELL_OPTIONS_WITH_VALUE = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})

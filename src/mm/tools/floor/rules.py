@@ -109,6 +109,8 @@ def _run(reader: "Reader", program: str, cmd: Simple, st: "State") -> Outcome:
         return dead, (st.where if program == "false" else frozenset())
     elif program == "set":
         _set(args, st)
+    elif program in ("read", "mapfile", "readarray") or program == "printf" and args[:1] and args[0].exact == "-v":
+        _read_into(program, args, st)
     elif program == "shift":
         st.positional = st.positional[:1] + st.positional[2:]
     _check_program(reader, program, args, st)
@@ -300,6 +302,30 @@ def _moved(st: "State", target: Value) -> set:
             else None for cwd in st.places}
 
 
+def _read_into(program: str, args: list[Value], st: "State") -> None:
+    """`read x`, `mapfile x`, `printf -v x`: the variables get values known only at run time."""
+    valued = {"-p", "-d", "-n", "-N", "-t", "-u", "-a", "-i", "-v", "-C", "-c", "-O", "-s"}
+    names, skip = [], False
+    for arg in args:
+        text = arg.exact or ""
+        if skip:
+            skip = False
+            if program == "printf" or text and arg is args[0]:
+                names.append(text)
+            continue
+        if text in valued:
+            skip = True
+            if text in ("-a", "-v"):
+                names.append(args[args.index(arg) + 1].exact or "" if args.index(arg) + 1 < len(args) else "")
+            continue
+        if not text.startswith("-") and program != "printf":
+            names.append(text)
+    for name in names or (["REPLY"] if program == "read" else ["MAPFILE"]):
+        if name:
+            st.assign(name, None)
+            st.assign(name + "[@]", None)
+
+
 def _set(args: list[Value], st: "State") -> None:
     texts = [a.exact or "" for a in args]
     for i, text in enumerate(texts):
@@ -334,7 +360,7 @@ def _delete_operands(reader: "Reader", program: str, args: list[Value], st: "Sta
 def _delete_target(reader: "Reader", program: str, value: Value, st: "State") -> None:
     """Refuse deleting (recursively) the root, the home folder, the working directory, or a
     folder holding one of them."""
-    if value.kind not in ("exact", "contents") or value.text is None:
+    if value.kind not in ("exact", "contents") or not value.text:  # "": no file has that name
         return
     home = os.path.normpath(st.lookup("HOME") or st.home)
     for cwd in st.places:
@@ -367,7 +393,7 @@ def check_write(reader: "Reader", value: Value, st: "State", exempt: bool = Fals
     """Refuse a write to `value` in a system folder, at the root, or onto a device (the path
     policy, mm.tools.floor.paths). `exempt`: /dev/null, /dev/stdout… are allowed (redirections,
     tee, dd)."""
-    if value.text is None:
+    if not value.text:  # unknown, or "": no file has that name
         return
     for cwd in st.places:
         if cwd is None and not value.text.startswith("/"):

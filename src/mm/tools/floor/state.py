@@ -84,6 +84,9 @@ class State:
             return None
         if name in self.assigned:
             return self.assigned[name]
+        if "[" in name:  # an element of an array the command did not set (or not this way)
+            base = name.split("[", 1)[0]
+            return None if base in self.assigned or base in self.env else ""
         if name in self.unset:
             return ""
         if name == "PWD":

@@ -179,7 +179,7 @@ class Reader:
             if child is body:
                 continue
             if child.type == "heredoc_redirect":
-                stdin = self._heredoc(child)
+                stdin = self._heredoc(child, st)
                 for inner in child.named_children:
                     if inner.type in ("file_redirect", "herestring_redirect"):
                         redirects += self._redirect(inner, st)
@@ -230,9 +230,13 @@ class Reader:
         values = self.expander.values(target, st)
         return [Redirect(op, values[0] if len(values) == 1 else Value(None, "unknown"))]
 
-    def _heredoc(self, node: "Node") -> str:
+    def _heredoc(self, node: "Node", st: State) -> str:
+        """The text a here-document feeds; the commands of its `$(…)` run (unquoted delimiter)."""
         body = next((c for c in node.children if c.type == "heredoc_body"), None)
-        return "" if body is None else self.expander.text(body)
+        if body is None:
+            return ""
+        self.substitutions(body, st)
+        return self.expander.text(body)
 
     def _herestring(self, node: "Node", st: State) -> str | None:
         words = [self.expander.one(c, st) for c in node.named_children]
@@ -283,9 +287,26 @@ class Reader:
     def _assignments_of(self, nodes: list["Node"], st: State) -> Outcome:
         for assignment in nodes:
             name = assignment.child_by_field_name("name")
+            value_node = assignment.child_by_field_name("value")
+            if name is None:
+                continue
+            key = self.expander.text(name).replace(" ", "")
+            if value_node is not None and value_node.type == "array":  # x=(a b c)
+                items: list[str | None] = []
+                for child in value_node.named_children:
+                    items += [v.exact for v in self.expander.values(child, st)]
+                for i, item in enumerate(items):
+                    st.assign(f"{key}[{i}]", item)
+                st.assign(key, items[0] if items else "")
+                st.assign(f"{key}[@]", None if None in items else " ".join(items))  # type: ignore[arg-type]
+                st.assign(f"{key}[*]", st.lookup(f"{key}[@]"))
+                continue
             value = self._value_of(assignment, st)
-            if name is not None:
-                st.assign(self.expander.text(name), value)
+            st.assign(key, value)
+            if key.endswith("[0]"):
+                st.assign(key[:-3], value)
+            if "[" in key:
+                st.assign(key.split("[", 1)[0] + "[@]", None)
         return st, st.where
 
     def _value_of(self, assignment: "Node", st: State) -> str | None:

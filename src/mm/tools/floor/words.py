@@ -28,8 +28,9 @@ RUN_TIME_VARIABLES = frozenset({"RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHP
 MAX_BRACE_WORDS = 64
 _ANSI_C = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
            "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-_PARAMETER = re.compile(r"\$\{(?P<name>[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])"
-                        r"(?:(?P<op>:?[-=+?])(?P<word>.*))?\}", re.S)
+_NAME = r"(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?|[0-9]+|[@*#?$!-])"
+_PARAMETER = re.compile(r"\$\{" + _NAME + r"(?:(?P<op>:?[-=+?]|%%|%|##|#|//|/)(?P<word>.*))?\}", re.S)
+_LENGTH = re.compile(r"\$\{#" + _NAME + r"\}")
 
 
 class Expander:
@@ -51,9 +52,10 @@ class Expander:
         pieces = self.pieces(node, st)
         if any(p is None for p in pieces):
             return [_partly_known(pieces)]
+        quoted = any(p[1] != "exp" for p in pieces if p is not None and (p[0] or p[1] == "q"))
         out: list[Value] = []
         for word in _braces(pieces):
-            for split in _split(word):
+            for split in _split(word, quoted):
                 out.append(_finish(_tilde(split, st)))
         return out
 
@@ -119,8 +121,13 @@ class Expander:
         for child in node.named_children:
             if child.type in ("command_substitution", "process_substitution"):
                 self.pieces(child, st)
-        match = _PARAMETER.fullmatch(self.text(node))
-        if match is None:  # ${#x}, ${x/a/b}, ${x%…}: not worked out
+        text = self.text(node)
+        length = _LENGTH.fullmatch(text)
+        if length is not None:
+            value = st.lookup(length["name"])
+            return _as_expansion(None if value is None else str(len(value)))
+        match = _PARAMETER.fullmatch(text)
+        if match is None:  # ${x:1:2}, ${x^^}…: not worked out
             return [None]
         value = st.lookup(match["name"])
         op, word = match["op"], match["word"]
@@ -128,6 +135,8 @@ class Expander:
             return _as_expansion(value)
         if value is None:
             return [None]
+        if op in ("%", "%%", "#", "##", "/", "//"):
+            return _as_expansion(_trimmed(value, op, word))
         empty = value == "" if op.startswith(":") else not st.is_set(match["name"])
         if op[-1] in "-=":
             chosen = _plain_word(word) if empty else value
@@ -164,6 +173,36 @@ _HANDLERS: dict[str, Callable[..., list[Piece]]] = {
 
 def _as_expansion(value: str | None) -> list[Piece]:
     return [None] if value is None else [(value, "exp")]
+
+
+def _trimmed(value: str, op: str, word: str) -> str | None:
+    """`${x%pat}`, `${x%%pat}`, `${x#pat}`, `${x##pat}`, `${x/pat/new}`, `${x//pat/new}` of a
+    plain pattern (None: one with quotes or expansions, not worked out)."""
+    from fnmatch import fnmatchcase
+
+    pattern, _, new = word.partition("/") if op in ("/", "//") else (word, "", "")
+    pattern, new = _plain_word(pattern), _plain_word(new)
+    if pattern is None or new is None:
+        return None
+    n = len(value)
+    if op in ("#", "##"):
+        ends = range(n + 1) if op == "#" else range(n, -1, -1)
+        return next((value[i:] for i in ends if fnmatchcase(value[:i], pattern)), value)
+    if op in ("%", "%%"):
+        starts = range(n, -1, -1) if op == "%" else range(n + 1)
+        return next((value[:i] for i in starts if fnmatchcase(value[i:], pattern)), value)
+    out, i, replaced = [], 0, False
+    while i <= n:
+        end = next((j for j in range(n, i, -1) if fnmatchcase(value[i:j], pattern)), None) \
+            if pattern and (op == "//" or not replaced) else None
+        if end is not None:
+            out.append(new)
+            i, replaced = end, True
+            continue
+        if i < n:
+            out.append(value[i])
+        i += 1
+    return "".join(out)
 
 
 def _plain_word(word: str) -> str | None:
@@ -306,8 +345,10 @@ def _sequence(text: str) -> list[str] | None:
     return [chr(n) for n in (range(a, b + 1) if a <= b else range(a, b - 1, -1))]
 
 
-def _split(word: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
-    """Word splitting: blanks that came from an unquoted expansion cut the word."""
+def _split(word: list[tuple[str, str]], quoted: bool) -> list[list[tuple[str, str]]]:
+    """Word splitting: blanks that came from an unquoted expansion cut the word; a word made only
+    of unquoted expansions that are empty is no word at all (`quoted`: it has quoted or literal
+    parts, so it stays, even empty: `""`)."""
     out: list[list[tuple[str, str]]] = [[]]
     for c, how in word:
         if how == "exp" and c in " \t\n":
@@ -315,9 +356,8 @@ def _split(word: list[tuple[str, str]]) -> list[list[tuple[str, str]]]:
                 out.append([])
             continue
         out[-1].append((c, how))
-    had_expansion = any(how == "exp" for _, how in word)
     words = [w for w in out if w]
-    return words if words or had_expansion else [[]]
+    return words if words or not quoted else [[]]
 
 
 def _tilde(chars: list[tuple[str, str]], st: "State") -> list[tuple[str, str]]:
