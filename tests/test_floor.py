@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from mm.tools.floor import REFUSAL, check_argv, check_command

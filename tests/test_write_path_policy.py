@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from mm.tools.floor.paths import SYSTEM_FOLDERS, protected_folder, refused_step
+from mm.protected_paths import SYSTEM_FOLDERS, protected_folder, refused_step
 from mm.tools.fs import AT_ROOT, IN_SYSTEM_FOLDER, PROTECTED_LINK, PROTECTED_PATH, FileRefused, write_target
 
 REFUSED = [("/etc/mm-floor.txt", "/etc"), ("/usr/local/bin/mm-floor", "/usr"), ("/var/log/mm-floor.log", "/var/log"),

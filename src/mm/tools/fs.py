@@ -2,7 +2,7 @@
 
 Writing: `write_atomic` (a whole file) and `append_to` (a log, the prompt history) write only
 regular files, never where the safety floor's path policy refuses (the filesystem root, the
-system folders /etc, /usr, /dev, /proc, /sys…: mm.tools.floor.paths), as written or as resolved
+system folders /etc, /usr, /dev, /proc, /sys…: mm.protected_paths), as written or as resolved
 (`write_target`).
 Reading: `open_regular` opens without blocking and checks what was opened, not the path; every
 read is bounded by size (`read_head`, `read_bytes`, `read_chunks`).
@@ -29,7 +29,7 @@ IS_DIR = "{path} is a directory, not a file"
 NOT_REGULAR = "{path} is a {kind}, not a regular file — mm reads and writes regular files only"
 SYSTEM_PATH = "{path} is in {root}, a folder of the system's devices and processes — mm never writes there"
 SYSTEM_LINK = "{path} leads to {target}, in {root}, a folder of the system's devices and processes — mm never writes there"
-# The rest of the safety floor's path policy (mm.tools.floor.paths, docs/safety.md §Path policy).
+# The rest of the safety floor's path policy (mm.protected_paths, docs/safety.md §Path policy).
 PROTECTED_PATH = ("{path} is {where} — mm never writes there, in any mode (docs/safety.md); "
                   "write in the project, your home or a temporary folder")
 PROTECTED_LINK = ("{path} leads to {target}, {where} — mm never writes there, in any mode (docs/safety.md); "
@@ -154,11 +154,11 @@ def write_target(path: Path | str, shown: str | None = None) -> Path:
     """The file a write to `path` replaces: `path` with every symlink resolved.
 
     Raises FileRefused when the safety floor's path policy refuses `path` as written, through one
-    of its symlinks or once resolved (mm.tools.floor.paths: /dev, /proc, /sys, the other system
+    of its symlinks or once resolved (mm.protected_paths: /dev, /proc, /sys, the other system
     folders, the filesystem root; `/dev/stdout` while `mm -p > answer.txt` runs leads to
     answer.txt: refused all the same), and when it exists and is not a regular file. Touches
     nothing (docs/tools-edit.md §Files on disk, docs/safety.md §Path policy)."""
-    from mm.tools.floor.paths import DEVICE_FOLDERS, ROOT, absolute, refused_step
+    from mm.protected_paths import DEVICE_FOLDERS, ROOT, absolute, refused_step
 
     shown = str(path) if shown is None else shown
     refused = refused_step(str(path))

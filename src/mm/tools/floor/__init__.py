@@ -5,7 +5,7 @@ issue 13 point 5; notes/mnemoai.md §3).
   a real parser (tree-sitter-bash), every word expanded as bash would before it runs, relative
   paths resolved against the command's own working directory as it moves.
 - `check_argv(argv, cwd)`: a program run without a shell (a declared tool's argv).
-- The path policy for writes (mm.tools.floor.paths) is applied by mm.tools.fs to every file mm
+- The path policy for writes (mm.protected_paths) is applied by mm.tools.fs to every file mm
   writes, and here to redirections and the operands of writing commands.
 
 Each returns None when allowed, else the one-line refusal naming the rule (REFUSAL).
@@ -41,8 +41,7 @@ def check_argv(argv: list[str], cwd: Path | str, env: Mapping[str, str] | None =
     None; as check_command."""
     from mm.tools.floor.rules import check_simple
     from mm.tools.floor.state import start_state
-    from mm.tools.floor.values import exact
-    from mm.tools.floor.walk import Simple
+    from mm.tools.floor.values import Simple, exact
 
     def read(reader):
         from mm.tools.floor.words import Expander
@@ -54,7 +53,8 @@ def check_argv(argv: list[str], cwd: Path | str, env: Mapping[str, str] | None =
 
 
 def _checked(read, cwd: Path | str, workdirs: tuple[Path | str, ...]) -> str | None:
-    from mm.tools.floor.walk import Reader, Refused
+    from mm.tools.floor.values import Refused
+    from mm.tools.floor.walk import Reader
 
     folders = tuple(dict.fromkeys(os.path.abspath(str(w)) for w in (cwd, *workdirs)))
     try:

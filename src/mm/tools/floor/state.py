@@ -7,9 +7,9 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Mapping
 
-from mm.tools.floor.words import RUN_TIME_VARIABLES
-
 MAX_CWDS = 8  # working directories a command may be in at one point, kept apart
+RUN_TIME_VARIABLES = frozenset({"RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID", "EPOCHSECONDS",
+                                "EPOCHREALTIME", "PPID", "REPLY", "BASH_COMMAND", "PIPESTATUS"})
 
 
 @dataclass

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
 import re
 from typing import TYPE_CHECKING
 
-from mm.tools.floor.paths import absolute
+from mm.protected_paths import absolute
 from mm.tools.floor.values import Value
 from mm.tools.floor.words import ansi_c
 

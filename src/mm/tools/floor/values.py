@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from mm.tools.floor.state import State
 
 
 @dataclass(frozen=True)
@@ -29,3 +33,45 @@ UNKNOWN = Value(None, "unknown")
 
 def exact(text: str) -> Value:
     return Value(text, "exact")
+
+
+class Refused(Exception):
+    """A command the floor refuses: `rule` names the rule, `what` says what the command does."""
+
+    def __init__(self, rule: str, what: str):
+        super().__init__(f"{rule}: {what}")
+        self.rule, self.what = rule, what
+
+
+@dataclass
+class Redirect:
+    """An output redirection (`>`, `>>`, `&>`…) to `target`."""
+
+    op: str
+    target: Value
+
+
+@dataclass
+class Simple:
+    """A simple command once expanded: its words, output redirections, and what it reads on
+    stdin when known (`stdin`: text; `items`: paths, from find)."""
+
+    words: list[Value]
+    redirects: list[Redirect] = field(default_factory=list)
+    stdin: str | None = None
+    items: list[Value] | None = None
+
+
+Outcome = tuple["State", frozenset]  # the state when it succeeded, the directories it may be in when it failed
+
+
+class Reader(Protocol):
+    """What the rules use of the reader (mm.tools.floor.walk.Reader)."""
+
+    workdirs: tuple[str, ...]
+    stdout: Any
+    expander: Any
+
+    def script(self, text: str, st: "State") -> Outcome: ...
+
+    def check_redirects(self, redirects: list[Redirect], st: "State") -> None: ...

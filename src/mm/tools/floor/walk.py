@@ -5,12 +5,14 @@ run it: lists, pipelines, subshells, compound commands, functions, redirections,
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from mm.tools.floor.compound import Compound
+from mm.tools.floor.rules import check_simple
 from mm.tools.floor.state import State
-from mm.tools.floor.values import Value, exact
+from mm.tools.floor.values import UNKNOWN, Outcome, Redirect, Refused, Simple, Value
 from mm.tools.floor.words import Expander
+from mm.tools.floor.writes import check_write
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -19,35 +21,6 @@ MAX_COMMANDS = 20_000  # simple commands read in one check (loops and nested scr
 MAX_DEPTH = 8  # scripts inside scripts (`bash -c`, `eval`, a script file): beyond, refused
 OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>|"})
 INFINITE = frozenset({"true", ":"})
-Outcome = tuple[State, frozenset]  # the state when it succeeded, the directories it may be in when it failed
-
-
-class Refused(Exception):
-    """A command the floor refuses: `rule` names the rule, `what` says what the command does."""
-
-    def __init__(self, rule: str, what: str):
-        super().__init__(f"{rule}: {what}")
-        self.rule, self.what = rule, what
-
-
-@dataclass
-class Redirect:
-    """An output redirection (`>`, `>>`, `&>`…) to `target`."""
-
-    op: str
-    target: Value
-
-
-@dataclass
-class Simple:
-    """A simple command once expanded: its words, output redirections, and what it reads on
-    stdin when known (`stdin`: text; `items`: paths, from find)."""
-
-    words: list[Value]
-    redirects: list[Redirect] = field(default_factory=list)
-    stdin: str | None = None
-    items: list[Value] | None = None
-    background: bool = False
 
 
 _parser = None
@@ -64,7 +37,7 @@ def parse(text: str):
     return _parser.parse(text.encode("utf-8", "surrogateescape"))
 
 
-class Reader:
+class Reader(Compound):
     """Reads one command to its end; raises Refused at the first rule it breaks.
 
     `workdirs`: the folders whose recursive delete is refused as the working directory's.
@@ -210,8 +183,6 @@ class Reader:
         return outcome
 
     def check_redirects(self, redirects: list[Redirect], st: State) -> None:
-        from mm.tools.floor.rules import check_write
-
         for redirect in redirects:
             check_write(self, redirect.target, st, exempt=True)
 
@@ -228,7 +199,7 @@ class Reader:
         if op in (">&", "<&") and (target.type == "number" or self.expander.text(target) == "-"):
             return []  # 2>&1, >&-: a descriptor, not a file
         values = self.expander.values(target, st)
-        return [Redirect(op, values[0] if len(values) == 1 else Value(None, "unknown"))]
+        return [Redirect(op, values[0] if len(values) == 1 else UNKNOWN)]
 
     def _heredoc(self, node: "Node", st: State) -> str:
         """The text a here-document feeds; the commands of its `$(…)` run (unquoted delimiter)."""
@@ -244,8 +215,6 @@ class Reader:
 
     # -- simple commands
     def _command(self, node: "Node", st: State, stdin, redirects: list[Redirect]) -> Outcome:
-        from mm.tools.floor.rules import check_simple
-
         self.budget -= 1
         if self.budget < 0:
             raise Refused("unreadable", f"more than {MAX_COMMANDS} commands to read")
@@ -334,96 +303,6 @@ class Reader:
                     st.drop(name)
         return st, st.where
 
-    # -- compound commands
-    def _function(self, node: "Node", st: State) -> Outcome:
-        from mm.tools.floor.rules import check_fork_bomb
-
-        name_node = node.child_by_field_name("name")
-        body = node.child_by_field_name("body")
-        name = self.expander.text(name_node) if name_node is not None else ""
-        if body is not None:
-            check_fork_bomb(self, name, body)
-            st.functions[name] = body
-            self.run(body, st.copy())
-        return st, st.where
-
-    def _if(self, node: "Node", st: State) -> Outcome:
-        section, condition, branch = "if", [], []
-        branches: list[tuple[list, list]] = []
-        tail: "Node | None" = None
-        for child in node.children:
-            if child.type in ("if", "elif", "then", "fi", ";", "\n"):
-                section = "then" if child.type == "then" else section
-                continue
-            if child.type in ("elif_clause", "else_clause"):
-                tail = tail or child
-                branches.append(([], [child]))
-                continue
-            if section == "if":
-                condition.append(child)
-            else:
-                branch.append(child)
-        ok, failed = self._sequence(condition, st)
-        end, _ = self._sequence(branch, ok)
-        rest = st.at(failed)
-        for _, clause in branches:
-            clause_ok, clause_failed = self._clause(clause[0], rest)
-            end = end.merge(clause_ok)
-            rest = rest.at(clause_failed)
-        if not any(c[1][0].type == "else_clause" for c in branches):
-            end = end.merge(rest)
-        return end, end.where
-
-    def _clause(self, node: "Node", st: State) -> Outcome:
-        if node.type == "else_clause":
-            return self._sequence(node.children, st)
-        inner = _if_like(node)
-        return self._if(inner, st) if inner is not None else self._sequence(node.children, st)
-
-    def _loop(self, node: "Node", st: State) -> Outcome:
-        from mm.tools.floor.rules import check_loop_bomb
-
-        body = node.child_by_field_name("body")
-        check_loop_bomb(self, node, body)
-        for child in node.children:
-            if child.is_named and child is not body:
-                self.run(child, st)
-        if body is None:
-            return st, st.where
-        end, _ = self.run(body, st.copy())
-        merged = st.merge(end)
-        return merged, merged.where
-
-    def _for(self, node: "Node", st: State) -> Outcome:
-        variable = node.child_by_field_name("variable")
-        body = node.child_by_field_name("body")
-        values: list[Value] = []
-        has_in = any(c.type == "in" for c in node.children)
-        for child in node.children_by_field_name("value"):
-            values += self.expander.values(child, st)
-        if not has_in:
-            values = [exact(p) if p is not None else Value(None, "unknown") for p in st.positional[1:]]
-        name = self.expander.text(variable) if variable is not None else ""
-        end = st
-        for value in values[:16] or [Value(None, "unknown")]:
-            inner = st.copy()
-            inner.assign(name, value.exact)
-            if body is not None:
-                done, _ = self.run(body, inner)
-                end = end.merge(done)
-        return end, end.where
-
-    def _case(self, node: "Node", st: State) -> Outcome:
-        end = st
-        for child in node.named_children:
-            if child.type != "case_item":
-                self.expander.values(child, st) if child.type != "comment" else None
-                continue
-            statements = [c for c in child.named_children if c.type not in _PATTERN_TYPES]
-            done, _ = self._sequence(statements, st.copy())
-            end = end.merge(done)
-        return end, end.where
-
     # -- substitutions
     def substitutions(self, node: "Node", st: State) -> None:
         """Check the commands of every `$(…)`, backtick and `<(…)` inside `node`."""
@@ -453,12 +332,3 @@ class Reader:
 
     def _process_substitution(self, node: "Node", st: State) -> None:
         self._sequence(node.children, st.copy())
-
-
-_PATTERN_TYPES = frozenset({"word", "concatenation", "string", "raw_string", "extglob_pattern", "simple_expansion",
-                            "expansion", "number", "regex"})
-
-
-def _if_like(node: "Node") -> "Node":
-    """An elif clause read as an if statement (same children)."""
-    return node

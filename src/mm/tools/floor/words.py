@@ -15,7 +15,7 @@ from mm.tools.floor.values import UNKNOWN, Value, exact
 if TYPE_CHECKING:
     from tree_sitter import Node
 
-    from mm.tools.floor.walk import State
+    from mm.tools.floor.state import State
 
 # A piece of a word: its text and how it came: "lit" (unquoted source: braces, `~` and globs
 # apply), "q" (quoted or escaped: taken as it is), "exp" (an unquoted expansion: split on
@@ -23,8 +23,6 @@ if TYPE_CHECKING:
 Piece = tuple[str, str] | None
 GLOB_CHARS = "*?["
 WHOLE_PATTERN = re.compile(r"[*?.]*\*[*?.]*/?")  # `*`, `.*`, `*.*`, `*/`: every entry of a folder
-RUN_TIME_VARIABLES = frozenset({"RANDOM", "SRANDOM", "SECONDS", "LINENO", "BASHPID", "EPOCHSECONDS",
-                                "EPOCHREALTIME", "PPID", "REPLY", "BASH_COMMAND", "PIPESTATUS"})
 MAX_BRACE_WORDS = 64
 _ANSI_C = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
            "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
