@@ -13,7 +13,8 @@ import pytest
 
 from harness import RecordingUI, assert_none_left, make_conversation
 from mm.tools.base import Settings, ToolContext
-from mm.tools.commands.execute_bash import (BAD_TIMEOUT, CANCELLED, CWD_GONE, NO_COMMAND, TIMED_OUT, ExecuteBash)
+from mm.tools.commands.execute_bash import (BAD_TIMEOUT, BESIDE_BASH, CANCELLED, CWD_GONE, DESCRIPTION, NO_COMMAND,
+                                             TIMED_OUT, ExecuteBash)
 from mm.tools.commands.output import CUT_MARKER, STREAM_LIMIT
 from mm.tools.floor import check_command
 from mm.tools.registry import build_registry
@@ -48,8 +49,11 @@ def test_declaration_and_group():
     assert "carries over" in tool.description
     from mm.config.load import agent_config_adapter
 
-    config = agent_config_adapter().validate_python({"toolsets": ["commands"]})
-    assert build_registry(config, {}, None).names == ["execute_bash"]
+    alone = build_registry(agent_config_adapter().validate_python({"toolsets": ["commands"]}), {}, None)
+    assert alone.names == ["execute_bash"] and alone.get("execute_bash").description == DESCRIPTION
+    both = build_registry(agent_config_adapter().validate_python({"toolsets": ["core", "commands"]}), {}, None)
+    assert both.names[0] == "bash" and both.get("execute_bash").description == DESCRIPTION + BESIDE_BASH
+    assert "Prefer execute_bash to `bash`" in BESIDE_BASH
 
 
 async def test_stdout_stderr_exit_status_and_cwd(scripted_server, tmp_path):

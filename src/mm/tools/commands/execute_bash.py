@@ -25,6 +25,8 @@ DESCRIPTION = (
     "The command runs in its own process group; `timeout` (seconds, default 30) kills the whole tree. "
     "Each stream is capped at 30,000 characters, cut in the middle."
 )
+BESIDE_BASH = (" Prefer execute_bash to `bash` for commands: `bash` starts afresh in the project directory "
+               "each time and merges the two streams.")
 COMMAND_DESCRIPTION = "The bash command to run."
 TIMEOUT_DESCRIPTION = "Seconds before the command and every process it started are killed (at most 3600)."
 DEFAULT_TIMEOUT = 30  # seconds (mnemo-tools.md: timeout = 30)
