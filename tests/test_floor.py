@@ -101,6 +101,16 @@ def test_devices_through_links_and_nodes(tmp_path):
     assert rule("dd if=/dev/sda of=backup.img", tmp_path) is None  # reading a disk writes nothing of it
 
 
+def test_unbalanced_quotes_and_deep_shells():
+    """The reference fell back to a regex on unbalanced quotes and read `sh -c` 2 deep."""
+    assert rule("echo x > /etc/hosts '") == "system_write"
+    assert rule('rm -rf / "') == "delete_root"
+    nested = "rm -rf ~"
+    for _ in range(MAX_DEPTH - 1):
+        nested = "sh -c " + "'" + nested.replace("'", "'\\''") + "'"
+    assert rule(nested) == "delete_home"
+
+
 def test_nested_scripts_have_a_limit():
     nested = "rm -rf /tmp/x"
     for _ in range(MAX_DEPTH + 1):
