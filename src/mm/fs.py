@@ -1,7 +1,9 @@
 """Files on disk: the one place mm opens, reads and writes them (docs/tools-edit.md §Files on disk).
 
 Writing: `write_atomic` (a whole file) and `append_to` (a log, the prompt history) write only
-regular files, never under /dev, /proc or /sys, as written or as resolved (`write_target`).
+regular files, never where the safety floor's path policy refuses (the filesystem root, the
+system folders /etc, /usr, /dev, /proc, /sys…: mm.protected_paths), as written or as resolved
+(`write_target`).
 Reading: `open_regular` opens without blocking and checks what was opened, not the path; every
 read is bounded by size (`read_head`, `read_bytes`, `read_chunks`).
 
@@ -32,10 +34,15 @@ IS_DIR = "{path} is a directory, not a file"
 NOT_REGULAR = "{path} is a {kind}, not a regular file — mm reads and writes regular files only"
 SYSTEM_PATH = "{path} is in {root}, a folder of the system's devices and processes — mm never writes there"
 SYSTEM_LINK = "{path} leads to {target}, in {root}, a folder of the system's devices and processes — mm never writes there"
+# The rest of the safety floor's path policy (mm.protected_paths, docs/safety.md §Path policy).
+PROTECTED_PATH = ("{path} is {where} — mm never writes there, in any mode (docs/safety.md); "
+                  "write in the project, your home or a temporary folder")
+PROTECTED_LINK = ("{path} leads to {target}, {where} — mm never writes there, in any mode (docs/safety.md); "
+                  "write in the project, your home or a temporary folder")
+IN_SYSTEM_FOLDER = "in {root}, a system folder"
+AT_ROOT = "at the filesystem root /"
 WOULD_WAIT = "{path} cannot be read without waiting (it is no ordinary file)"
 TOO_LARGE = "{path} is larger than {limit}"
-SYSTEM_ROOTS = ("/dev", "/proc", "/sys")
-MAX_LINKS = 40  # symlinks followed, as the kernel's limit
 CHUNK = 1 << 20  # bytes a read asks for at once
 TEXT_FILE_BYTES = 64 << 20  # the largest file edit_file and write_file read as text
 DEFAULT_UMASK = 0o022
@@ -184,43 +191,27 @@ def _refusal(mode: int, shown: str) -> FileRefused | None:
     return FileRefused(NOT_REGULAR, shown, kind=kind)
 
 
-def system_root(path: str) -> str | None:
-    """The system folder (/dev, /proc, /sys) absolute `path` (str) lies in, else None."""
-    return next((root for root in SYSTEM_ROOTS if path == root or path.startswith(root + "/")), None)
-
-
-def _chain(path: str) -> Iterator[str]:
-    """Every path `path` leads through: itself, then each symlink's target (its folder
-    resolved), then where it all resolves to."""
-    current = os.path.abspath(path)
-    yield current
-    for _ in range(MAX_LINKS):
-        here = os.path.join(os.path.realpath(os.path.dirname(current)), os.path.basename(current))
-        yield here
-        try:
-            target = os.readlink(here)
-        except OSError:  # not a link, or not there
-            break
-        current = os.path.normpath(os.path.join(os.path.dirname(here), target))
-        yield current
-    yield os.path.realpath(path)
-
-
 def write_target(path: Path | str, shown: str | None = None) -> Path:
     """The file a write to `path` replaces: `path` with every symlink resolved.
 
-    Raises FileRefused when `path` is under /dev, /proc or /sys as written, through one of its
-    symlinks or once resolved (`/dev/stdout` while `mm -p > answer.txt` runs leads to answer.txt:
-    refused all the same), and when it exists and is not a regular file. Touches nothing
-    (docs/tools-edit.md §Files on disk)."""
+    Raises FileRefused when the safety floor's path policy refuses `path` as written, through one
+    of its symlinks or once resolved (mm.protected_paths: /dev, /proc, /sys, the other system
+    folders, the filesystem root; `/dev/stdout` while `mm -p > answer.txt` runs leads to
+    answer.txt: refused all the same), and when it exists and is not a regular file. Touches
+    nothing (docs/tools-edit.md §Files on disk, docs/safety.md §Path policy)."""
+    from mm.protected_paths import DEVICE_FOLDERS, ROOT, absolute, refused_step
+
     shown = str(path) if shown is None else shown
-    written = os.path.abspath(path)
-    for step in _chain(str(path)):
-        root = system_root(step)
-        if root is not None:
-            if step == written:
-                raise FileRefused(SYSTEM_PATH, shown, root=root)
-            raise FileRefused(SYSTEM_LINK, shown, target=step, root=root)
+    refused = refused_step(str(path))
+    if refused is not None:
+        step, root = refused
+        written = step == absolute(str(path), os.getcwd())
+        if root in DEVICE_FOLDERS:
+            raise FileRefused(SYSTEM_PATH, shown, root=root) if written else \
+                FileRefused(SYSTEM_LINK, shown, target=step, root=root)
+        where = AT_ROOT if root == ROOT else IN_SYSTEM_FOLDER.format(root=root)
+        raise FileRefused(PROTECTED_PATH, shown, where=where) if written else \
+            FileRefused(PROTECTED_LINK, shown, target=step, where=where)
     target = Path(os.path.realpath(path))
     try:
         refused = _refusal(os.lstat(target).st_mode, shown)
@@ -323,8 +314,9 @@ def _umask() -> int:
 def write_atomic(path: Path | str, data: str | bytes, shown: str | None = None, mode: int | None = None) -> None:
     """Write `data` (str as UTF-8, or bytes) to `path` atomically, creating parent folders.
 
-    The only regular-file rule (write_target) comes first: raises FileRefused for a path under
-    /dev, /proc or /sys and for anything but a regular file; OSError when the file cannot be
+    The only regular-file rule (write_target) comes first: raises FileRefused for a path the
+    safety floor's path policy refuses (a system folder, the filesystem root) and for anything
+    but a regular file; OSError when the file cannot be
     written. A temporary file in the same directory is written, fsynced and renamed over the
     file, so a reader sees either the old or the new content. Without `mode` the file keeps its
     mode, and a new file gets 0o666 minus the umask; `mode` (permission bits, e.g. 0o600 for a

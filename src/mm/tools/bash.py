@@ -37,6 +37,17 @@ def start_failure_reason(program: str, err: OSError) -> str:
     return (err.strerror or str(err)).lower()
 
 
+def floor_refusal(command: Any, ctx: ToolContext) -> str | None:
+    """The safety floor's refusal of the shell command `command` run in `ctx.cwd` with the
+    commands' environment (mm.tools.floor.check_command), None when it may run (or is no text)."""
+    if not isinstance(command, str) or not command.strip():
+        return None
+    from mm.tools.floor import check_command
+    from mm.tools.process import command_environment
+
+    return check_command(command, ctx.cwd, command_environment())
+
+
 @dataclass
 class Bash:
     """The `bash` tool: kind `execute`, permission requested when `yolo: false`."""
@@ -49,18 +60,26 @@ class Bash:
     )
     needs_permission: bool = True
 
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        from mm.tools.process import format_outcome, run_process  # on first use: start-up time
+    def requires_permission(self, args: dict[str, Any], ctx: ToolContext) -> bool:
+        """No permission is asked for a command the safety floor refuses: it is refused."""
+        return floor_refusal(args.get("command"), ctx) is None
 
-        """Run `args["command"]` with `bash -c` in `ctx.cwd`.
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Run `args["command"]` with `bash -c` in `ctx.cwd`, unless the safety floor refuses it
+        (mm.tools.floor: its one-line refusal, failed, nothing run).
 
         Timeout: `ctx.settings.bash_timeout` seconds; output capped at `ctx.settings.max_output`
         characters; `ctx.cancelled` stops it. Returns the output, failed on a non-zero exit,
         timeout or cancellation. Never raises except CancelledError.
         """
+        from mm.tools.process import format_outcome, run_process  # on first use: start-up time
+
         command = args.get("command")
         if not isinstance(command, str) or not command.strip():
             return ToolResult(NO_COMMAND, failed=True)
+        refusal = floor_refusal(command, ctx)
+        if refusal is not None:
+            return ToolResult(refusal, failed=True)
         timeout = ctx.settings.bash_timeout
         try:
             outcome = await run_process(

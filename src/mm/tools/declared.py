@@ -114,8 +114,15 @@ class DeclaredTool:
         """Return `<name>: <argv>` for front ends (mm-tools.md §Declared tools, ACP and window)."""
         return f"{self.name}: {shlex.join(self.argv_for(args))}"
 
+    def requires_permission(self, args: dict[str, Any], ctx: ToolContext) -> bool:
+        """No permission is asked for a call the safety floor refuses: it is refused."""
+        coerced, _ = coerce_arguments(self.name, self.params, args, enums=self.enums)
+        argv = self.argv_for(coerced) if coerced is not None else []
+        return not argv or _floor_refusal(argv, ctx) is None
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        """Run the command for `args` in `ctx.cwd`, as `bash` runs its command.
+        """Run the command for `args` in `ctx.cwd`, as `bash` runs its command — unless the safety
+        floor refuses its argv (mm.tools.floor.check_argv: the one-line refusal, nothing run).
 
         `args` are coerced again (harmless when the engine already did); an invalid call runs
         nothing. Timeout: the entry's, else `ctx.settings.bash_timeout` seconds.
@@ -126,6 +133,9 @@ class DeclaredTool:
         argv = self.argv_for(coerced)
         if not argv:
             return ToolResult(EMPTY_ARGV.format(name=self.name), failed=True)
+        refusal = _floor_refusal(argv, ctx)
+        if refusal is not None:
+            return ToolResult(refusal, failed=True)
         timeout = self.timeout if self.timeout is not None else ctx.settings.bash_timeout
         try:
             outcome = await run_process(argv, cwd=ctx.cwd, timeout=timeout, cancelled=ctx.cancelled)
@@ -134,6 +144,13 @@ class DeclaredTool:
             return ToolResult(CANNOT_START.format(program=argv[0] or '""', reason=reason), failed=True)
         text, failed = format_outcome(outcome, timeout=timeout, max_output=ctx.settings.max_output)
         return ToolResult(text, failed=failed)
+
+
+def _floor_refusal(argv: list[str], ctx: ToolContext) -> str | None:
+    from mm.tools.floor import check_argv
+    from mm.tools.process import command_environment
+
+    return check_argv(argv, ctx.cwd, command_environment())
 
 
 def _fill(args: dict[str, Any], name: str) -> str:

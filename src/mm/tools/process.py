@@ -48,6 +48,8 @@ class ProcessOutcome:
     flooded: bool = False  # stopped for writing more than OUTPUT_CAP_BYTES
     lost: bool = False  # the supervisor ended while the command ran: how it ended is unknown
     size: int = 0  # bytes the command wrote in all (more than `output` holds when it was too large)
+    errors: str = ""  # stderr, when it was kept apart (`run_process(separate=True)`); `output` is stdout then
+    errors_size: int = 0
 
 
 def format_seconds(seconds: float) -> str:
@@ -95,7 +97,7 @@ def _read_back(f: BinaryIO) -> str:
 
 
 async def run_process(
-    argv: list[str], *, cwd: Path, timeout: float, cancelled: asyncio.Event
+    argv: list[str], *, cwd: Path, timeout: float, cancelled: asyncio.Event, separate: bool = False
 ) -> ProcessOutcome:
     """Run `argv` (no shell) until it exits, `timeout` seconds pass, or `cancelled` is set.
 
@@ -108,6 +110,8 @@ async def run_process(
     cancelled, the same, and CancelledError propagates. Nothing starts when `cancelled` is
     already set. Jobs left running when the call returns live until mm ends.
 
+    `separate`: stderr goes to a second file of its own, read back into `errors` (execute_bash).
+
     Raises OSError when the program cannot be started (mm.tools.supervised.WorkingDirectoryGone
     when `cwd` does not exist).
     """
@@ -115,17 +119,20 @@ async def run_process(
         return ProcessOutcome("", None, cancelled=True)
     from mm.tools.supervised import SUPERVISOR
 
-    with tempfile.TemporaryFile() as out:
-        _append_only(out.fileno())
-        command = SUPERVISOR.start(argv, cwd, command_environment(), out.fileno())
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        files = [out, err] if separate else [out]
+        for f in files:
+            _append_only(f.fileno())
+        command = SUPERVISOR.start(argv, cwd, command_environment(), out.fileno(), err.fileno() if separate else None)
         try:
-            ending, returncode = await _wait(command, out, timeout, cancelled)
-            output = await asyncio.to_thread(_read_back, out)
-            size = os.fstat(out.fileno()).st_size
+            ending, returncode = await _wait(command, files, timeout, cancelled)
+            texts = [await asyncio.to_thread(_read_back, f) for f in files]
+            sizes = [os.fstat(f.fileno()).st_size for f in files]
         finally:
             command.release()  # a job still holding the file: the supervisor keeps it empty
-    return ProcessOutcome(output, returncode, timed_out=ending == "timed_out", cancelled=ending == "cancelled",
-                          flooded=ending == "flooded", lost=ending == "lost", size=size)
+    return ProcessOutcome(texts[0], returncode, timed_out=ending == "timed_out", cancelled=ending == "cancelled",
+                          flooded=ending == "flooded", lost=ending == "lost", size=sizes[0],
+                          errors=texts[-1] if separate else "", errors_size=sizes[-1] if separate else 0)
 
 
 def command_environment() -> dict[str, str]:
@@ -142,7 +149,7 @@ def _append_only(fd: int) -> None:
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) | os.O_APPEND)
 
 
-async def _wait(command, out: BinaryIO, timeout: float, cancelled: asyncio.Event) -> tuple[str, int | None]:
+async def _wait(command, files: list[BinaryIO], timeout: float, cancelled: asyncio.Event) -> tuple[str, int | None]:
     """Wait for `command` to exit; returns how it ended ("" when it exited by itself, else
     "timed_out", "cancelled", "flooded" or "lost") and its exit code (None unless it exited).
     Raises the OSError that kept it from starting. Any other way out kills it."""
@@ -150,7 +157,7 @@ async def _wait(command, out: BinaryIO, timeout: float, cancelled: asyncio.Event
 
     exited = command.exited
     cancel_wait = asyncio.ensure_future(cancelled.wait())
-    flood = asyncio.ensure_future(_grows_past(out, OUTPUT_CAP_BYTES))
+    flood = asyncio.ensure_future(_grows_past(files, OUTPUT_CAP_BYTES))
     try:
         done, _ = await asyncio.wait({exited, cancel_wait, flood}, timeout=timeout,
                                      return_when=asyncio.FIRST_COMPLETED)
@@ -170,9 +177,9 @@ async def _wait(command, out: BinaryIO, timeout: float, cancelled: asyncio.Event
             command.kill()
 
 
-async def _grows_past(f: BinaryIO, limit: int, every: float = 0.25) -> None:
-    """Return once the file `f` holds more than `limit` bytes (checked every `every` seconds)."""
-    while os.fstat(f.fileno()).st_size <= limit:
+async def _grows_past(files: list[BinaryIO], limit: int, every: float = 0.25) -> None:
+    """Return once the files hold more than `limit` bytes together (checked every `every` seconds)."""
+    while sum(os.fstat(f.fileno()).st_size for f in files) <= limit:
         await asyncio.sleep(every)
 
 

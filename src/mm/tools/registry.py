@@ -83,6 +83,7 @@ def switched_on(key: bool | None, variable: str | None) -> bool:
 # returns the tools of mnemo-tools.md it holds, imported only when the group is named.
 GROUPS: dict[str, str] = {
     "files": "mm.tools.files",
+    "commands": "mm.tools.commands",
 }
 UNKNOWN_GROUP = "toolsets: {name!r} is not a tool group — the groups are: {names}"
 # Two tools of one job declared together (docs/tools.md §Two tools of one job): mm's own is

@@ -70,22 +70,24 @@ class Supervisor:
         self._waiting: dict[int, tuple[asyncio.AbstractEventLoop, Command]] = {}
         self._exit_registered = False
 
-    def start(self, argv: list[str], cwd: Path, env: dict[str, str], output: int) -> Command:
+    def start(self, argv: list[str], cwd: Path, env: dict[str, str], output: int, errors: int | None = None) -> Command:
         """Have `argv` started in `cwd` with the environment `env`, stdout and stderr into the
-        file open as `output` (stdin from /dev/null, a new session); returns at once (a failure
-        to start comes through `Command.exited`). Call from a running event loop. Raises
-        SupervisorLost when the supervisor cannot be reached, OSError when it cannot be started.
+        file open as `output` — stderr into `errors` when given (stdin from /dev/null, a new
+        session); returns at once (a failure to start comes through `Command.exited`). Call from a
+        running event loop. Raises SupervisorLost when the supervisor cannot be reached, OSError
+        when it cannot be started.
         """
         loop = asyncio.get_running_loop()
         cid = next(self._ids)
         command = Command(cid, self, argv, cwd, loop.create_future())
-        message = {"op": "run", "id": cid, "argv": argv, "cwd": str(cwd), "env": env}
+        fds = [output] if errors is None else [output, errors]
+        message = {"op": "run", "id": cid, "argv": argv, "cwd": str(cwd), "env": env, "streams": len(fds)}
         with self._lock:
             sock = self._connect()
             self._waiting[cid] = (loop, command)
             data = _line(message)
             try:
-                sent = socket.send_fds(sock, [data], [output])
+                sent = socket.send_fds(sock, [data], fds)
                 sock.sendall(data[sent:])
             except OSError:
                 self._waiting.pop(cid, None)

@@ -19,8 +19,9 @@ code, so the one that kills the commands must outlive it. The supervisor
 - keeps the output file of a command whose call has returned while a job still holds it, and
   empties it every 0.25 s (the file is in append mode), so a detached job cannot fill the disk.
 
-Protocol, one JSON object per line. mm → supervisor: `{"op": "run", "id", "argv", "cwd", "env"}`
-with the output file's descriptor passed alongside (SCM_RIGHTS); `{"op": "kill", "id"}`;
+Protocol, one JSON object per line. mm → supervisor: `{"op": "run", "id", "argv", "cwd", "env",
+"streams"}` with the output file's descriptor passed alongside (SCM_RIGHTS), stdout and stderr
+both; with `"streams": 2`, two descriptors: stdout's, then stderr's (execute_bash keeps them apart); `{"op": "kill", "id"}`;
 `{"op": "done", "id"}` (the call has returned: the output file is the supervisor's).
 Supervisor → mm: `{"op": "failed", "id", "step": "cwd" | "exec" | "argument", "errno"}`, or,
 once the command's first process ended, `{"op": "exit", "id", "code"}` (negative: killed by that
@@ -146,8 +147,8 @@ class Supervisor:
         self.prefix = f"{os.getpid()}-"
         self.leaders: dict[int, int] = {}  # pid → command id, while the command's leader runs
         self.started: dict[int, int] = {}  # command id → its leader's pid (= its session), until done
-        self.outputs: dict[int, int] = {}  # command id → its output file descriptor, until done
-        self.lingering: dict[int, int] = {}  # output files a job still holds after the call returned
+        self.outputs: dict[int, list[int]] = {}  # command id → its output file descriptors, until done
+        self.lingering: set[int] = set()  # output files a job still holds after the call returned
         self.buffer = b""
         self.fds: list[int] = []  # descriptors received, in order: one per run request
 
@@ -178,24 +179,28 @@ class Supervisor:
     def handle(self, message: dict) -> None:
         op, cid = message.get("op"), message.get("id")
         if op == "run":
-            self.run(cid, message, self.fds.pop(0))
+            count = 2 if message.get("streams") == 2 else 1
+            outs, self.fds = self.fds[:count], self.fds[count:]
+            self.run(cid, message, outs)
         elif op == "kill":
             self.kill(cid)
         elif op == "done":
             self.done(cid)
 
     # -- commands
-    def run(self, cid: int, message: dict, out: int) -> None:
-        """Start one command in a new session; answer `failed` when it cannot be."""
+    def run(self, cid: int, message: dict, outs: list[int]) -> None:
+        """Start one command in a new session (stdout into outs[0], stderr into the last); answer
+        `failed` when it cannot be."""
         env = dict(message["env"])
         env[TAG] = f"{self.prefix}{cid}"
         try:
-            pid = spawn(message["argv"], message["cwd"], env, out)
+            pid = spawn(message["argv"], message["cwd"], env, outs[0], outs[-1])
         except SpawnError as err:
             self.send({"op": "failed", "id": cid, "step": err.step, "errno": err.errno})
-            os.close(out)
+            for fd in outs:
+                os.close(fd)
             return
-        self.outputs[cid] = out
+        self.outputs[cid] = outs
         self.leaders[pid] = cid
         self.started[cid] = pid
 
@@ -223,13 +228,15 @@ class Supervisor:
     def done(self, cid: int) -> None:
         """The call has returned: keep its output file while a job holds it, else close it."""
         self.started.pop(cid, None)
-        fd = self.outputs.pop(cid, None)
-        if fd is None:
+        fds = self.outputs.pop(cid, None)
+        if fds is None:
             return
-        if HAS_PROC and self.reap() and self.holders({fd}):
-            self.lingering[cid] = fd
-        else:
-            os.close(fd)
+        held = self.holders(set(fds)) if HAS_PROC and self.reap() else set()
+        for fd in fds:
+            if fd in held:
+                self.lingering.add(fd)
+            else:
+                os.close(fd)
 
     def reap(self) -> bool:
         """Collect every child that ended; report the commands' leaders to mm. Returns whether
@@ -247,7 +254,7 @@ class Supervisor:
 
     # -- output files kept after their call
     def empty_lingering(self) -> None:
-        for fd in self.lingering.values():
+        for fd in self.lingering:
             try:
                 if os.fstat(fd).st_size:
                     os.ftruncate(fd, 0)
@@ -278,11 +285,10 @@ class Supervisor:
         return held
 
     def drop_unheld(self) -> None:
-        held = self.holders(set(self.lingering.values()))
-        for cid, fd in list(self.lingering.items()):
-            if fd not in held:
-                os.close(fd)
-                del self.lingering[cid]
+        held = self.holders(set(self.lingering))
+        for fd in self.lingering - held:
+            os.close(fd)
+            self.lingering.discard(fd)
 
     # -- the end
     def shutdown(self) -> None:
@@ -315,10 +321,11 @@ class SpawnError(Exception):
         self.step, self.errno = step, errno
 
 
-def spawn(argv: list[str], cwd: str, env: dict, out: int) -> int:
+def spawn(argv: list[str], cwd: str, env: dict, out: int, err: int) -> int:
     """Start `argv` in `cwd` (posix_spawn: no copy of this process), the program looked up in
-    `env`'s PATH: a new session, stdin from /dev/null, stdout and stderr to `out`, every signal
-    the supervisor changed back to its default. Returns the pid; raises SpawnError."""
+    `env`'s PATH: a new session, stdin from /dev/null, stdout to `out` and stderr to `err` (the
+    same descriptor, or another), every signal the supervisor changed back to its default.
+    Returns the pid; raises SpawnError."""
     try:
         os.chdir(cwd)  # posix_spawn has no working-directory action: the supervisor goes there a moment
     except OSError as err:
@@ -331,7 +338,7 @@ def spawn(argv: list[str], cwd: str, env: dict, out: int) -> int:
         return os.posix_spawnp(argv[0], argv, env, setsid=True, setsigdef=DEFAULT_SIGNALS, file_actions=[
             (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
             (os.POSIX_SPAWN_DUP2, out, 1),
-            (os.POSIX_SPAWN_DUP2, out, 2),
+            (os.POSIX_SPAWN_DUP2, err, 2),
         ])
     except OSError as err:
         raise SpawnError("exec", err.errno or 0) from None
