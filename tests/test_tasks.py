@@ -152,6 +152,19 @@ async def test_with_yolo_false_the_user_is_asked_first(scripted_server, work, st
     assert not (work / "ran").exists()
 
 
+@pytest.mark.parametrize("tool,arguments,fault", [
+    ("get_task_output", {"task_id": "x", "tail_lines": "many"}, 'tail_lines: "many" is not an integer'),
+    ("list_background_tasks", {"include_completed": "maybe"}, 'include_completed: "maybe" is not a boolean'),
+    ("wait_for_task", {"task_id": "x", "timeout_seconds": "soon"}, 'timeout_seconds: "soon" is not a number'),
+    ("cancel_background_task", {}, "task_id is missing"),
+    ("clear_completed_tasks", {"all": True}, '"all" is not a parameter of this tool'),
+])
+async def test_arguments_of_the_wrong_type_are_an_invalid_call(scripted_server, work, state, tool, arguments, fault):
+    async with conversation(scripted_server, work) as conv:
+        [result] = await turn(scripted_server, conv, call(tool, **arguments))
+    assert result.startswith(f"[{tool}: invalid call, nothing was run — {fault}.")
+
+
 # ---------------------------------------------------------------------------------------------
 # statuses
 
@@ -164,9 +177,9 @@ async def test_statuses_completed_failed_and_error(scripted_server, work, state,
         failed = await wait(scripted_server, conv, bad)
         assert (failed["success"], failed["status"], failed["return_code"]) == (False, "failed", 3)
         assert failed["output"] == "oops\n"  # stderr goes to the log too
-        monkeypatch.setenv("PATH", str(work / "no-programs-here"))  # bash cannot be found: it never starts
-        broken = await start(scripted_server, conv, "true")
-        monkeypatch.undo()
+        with monkeypatch.context() as patch:
+            patch.setenv("PATH", str(work / "no-programs-here"))  # bash cannot be found: it never starts
+            broken = await start(scripted_server, conv, "true")
         done = await wait(scripted_server, conv, broken)
         assert (done["status"], done["error"]) == ("error", "executable file not found in $PATH")
 

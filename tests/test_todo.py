@@ -270,3 +270,14 @@ def test_mm_p_shows_the_checklist_on_stderr(scripted_server, tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout == "Planned.\n"
     assert "\n".join("   " + line for line in CHECKLIST.split("\n")) in done.stderr
+
+
+async def test_the_call_shows_the_list_as_sent_or_decoded(scripted_server, tmp_path):
+    """What front ends and hooks see of the call: the array (decoded from a JSON string)."""
+    conv = make_conversation(scripted_server.base_url, tmp_path, TODO)
+    scripted_server.add_tool_calls([call("todo_write", todos=ITEMS), call("todo_write", todos=json.dumps(ITEMS))])
+    scripted_server.add_reply("ok")
+    ui = RecordingUI()
+    await conv.run_turn("go", ui)
+    started = [e for e in ui.events if type(e).__name__ == "ToolCallStarted"]
+    assert [e.arguments["todos"] for e in started] == [ITEMS, ITEMS]

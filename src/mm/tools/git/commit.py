@@ -29,6 +29,7 @@ NO_IDENTITY = ("Git user not configured. Run: git config --global user.name 'You
 
 
 class GitCommitSafe(GitTool):
+    """git_commit_safe: stage (add_all / add_files) and commit, an unsafe amend confirmed first."""
     name = "git_commit_safe"
     description = ("Stage and commit: add_all stages every change (git add -A), add_files the files named. Amending "
                    "a commit that is pushed or on a protected branch needs allow_dangerous, a reason and the user's "

@@ -49,6 +49,7 @@ class GitTool:
 
 
 class GitSafe(GitTool):
+    """git_safe: a git command, after the classifier (and, when risky, the user) let it run."""
     name = "git_safe"
     description = ("Run a git command through a safety check: operations that cannot be undone are blocked, risky "
                    "ones (force push, reset --hard, clean -f, branch -D, --amend…) are refused until called again "

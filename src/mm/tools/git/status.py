@@ -19,6 +19,7 @@ LAST_COMMIT_FORMAT = "--format=%h %s (%an, %ar)"
 
 
 class GitStatusSafe:
+    """git_status_safe: the repository's state and warnings; kind `read`, never asks."""
     name = "git_status_safe"
     kind: ToolKind = "read"
     needs_permission = False

@@ -55,6 +55,7 @@ class TaskTool:
 
 
 class StartBackgroundTask(TaskTool):
+    """start_background_task: checks, then starts a task; kind `execute`, asks with `yolo: false`."""
     name = "start_background_task"
     kind: ToolKind = "execute"
     needs_permission = True
@@ -112,6 +113,7 @@ class StartBackgroundTask(TaskTool):
 
 
 class GetTaskStatus(TaskTool):
+    """get_task_status: the task's record (status, timings, return code, log file)."""
     name = "get_task_status"
     kind: ToolKind = "read"
     needs_permission = False
@@ -131,6 +133,7 @@ class GetTaskStatus(TaskTool):
 
 
 class GetTaskOutput(TaskTool):
+    """get_task_output: the log's last `tail_lines` lines (≤ 0: all) and its line count."""
     name = "get_task_output"
     kind: ToolKind = "read"
     needs_permission = False
@@ -149,6 +152,7 @@ class GetTaskOutput(TaskTool):
 
 
 class ListBackgroundTasks(TaskTool):
+    """list_background_tasks: the tasks, newest first, and a count per status."""
     name = "list_background_tasks"
     kind: ToolKind = "read"
     needs_permission = False
@@ -166,6 +170,7 @@ class ListBackgroundTasks(TaskTool):
 
 
 class CancelBackgroundTask(TaskTool):
+    """cancel_background_task: kills a running task's process group."""
     name = "cancel_background_task"
     kind: ToolKind = "execute"
     needs_permission = False
@@ -184,6 +189,7 @@ class CancelBackgroundTask(TaskTool):
 
 
 class WaitForTask(TaskTool):
+    """wait_for_task: waits for the task's end, `timeout_seconds` at most, stopped with the turn."""
     name = "wait_for_task"
     kind: ToolKind = "execute"
     needs_permission = False
@@ -218,6 +224,7 @@ class WaitForTask(TaskTool):
 
 
 class ClearCompletedTasks(TaskTool):
+    """clear_completed_tasks: forgets the finished tasks, deletes their logs."""
     name = "clear_completed_tasks"
     kind: ToolKind = "other"
     needs_permission = False

@@ -160,14 +160,16 @@ class TaskTable:
         gone = [t for t in self.tasks.values() if t.finished]
         for task in gone:
             del self.tasks[task.id]
-            self._let_go(task)
             with contextlib.suppress(OSError):
                 os.unlink(task.log)
+            self._let_go(task, release=True)
         return gone
 
-    def _let_go(self, task: Task) -> None:
-        """Close the log in mm and in the supervisor (once the task is over), once."""
-        if task.process is not None:
+    def _let_go(self, task: Task, release: bool = False) -> None:
+        """Close the log in mm, once; with `release`, in the supervisor too — only for a log
+        deleted already: the supervisor empties an output file a process still holds, and a
+        process just killed may hold it a moment longer (the log kept would be emptied)."""
+        if release and task.process is not None:
             task.process.release()
             task.process = None
         if task.fd >= 0:
@@ -177,7 +179,7 @@ class TaskTable:
 
     async def close(self) -> list[Task]:
         """The conversation ends: stop every task still running, say which on stderr
-        (STOPPED_AT_EXIT), let every log go. Returns the tasks stopped. Raises nothing."""
+        (STOPPED_AT_EXIT), close the logs (kept on disk). Returns the tasks stopped. Raises nothing."""
         running = [t for t in self.tasks.values() if not t.finished]
         if running:
             await asyncio.gather(*(self.cancel(t, STOPPED_BY_EXIT) for t in running), return_exceptions=True)

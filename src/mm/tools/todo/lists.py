@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -45,6 +46,7 @@ class TodoTool:
 
 
 class TodoWrite(TodoTool):
+    """todo_write: validates and replaces a scope's list; the user is shown it (preview, plan)."""
     name = "todo_write"
     description = ("Write the todo list for a task of 3 steps or more, and update it as you go: mark an item "
                    "in_progress when you start it and completed as soon as it is done. Each call replaces the list.")
@@ -52,11 +54,20 @@ class TodoWrite(TodoTool):
 
     @staticmethod
     def normalize_arguments(args: Any) -> Any:
-        """`todos` reaches `run` as sent (a list, a JSON string, anything): parse_todos says what
-        is wrong with it, in the reference's words, rather than the generic type fault."""
-        if isinstance(args, dict) and "todos" in args and args["todos"] is not None:
-            return {**args, "todos": _AsSent([args["todos"]])}
-        return args
+        """A JSON string holding the array becomes the array; anything else that is not an
+        array reaches `run` as sent (in an _AsSent), for parse_todos to say what is wrong with it
+        in the reference's words rather than the generic type fault."""
+        todos = args.get("todos") if isinstance(args, dict) else None
+        if todos is None or isinstance(todos, list):
+            return args
+        if isinstance(todos, str):
+            try:
+                decoded = json.loads(todos)
+            except ValueError:
+                decoded = None
+            if isinstance(decoded, list):
+                return {**args, "todos": decoded}
+        return {**args, "todos": _AsSent([todos])}
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         todos = args["todos"]
@@ -78,6 +89,7 @@ class TodoWrite(TodoTool):
 
 
 class TodoRead(TodoTool):
+    """todo_read: a scope's list, or the reference's "No active todo list"."""
     name = "todo_read"
     description = "Read the current todo list."
     params = [scope_param()]
@@ -91,6 +103,7 @@ class TodoRead(TodoTool):
 
 
 class TodoClear(TodoTool):
+    """todo_clear: deletes a scope's list (and takes it from the user's view when it is shown)."""
     name = "todo_clear"
     description = "Delete the todo list, when its work is done or no longer relevant."
     params = [scope_param()]
@@ -105,5 +118,5 @@ class TodoClear(TodoTool):
 
 
 class _AsSent(list):
-    """`todos` as the model sent it, carried through argument coercion (which takes any list for
-    an array) to parse_todos, which checks it."""
+    """A `todos` that is no array, as the model sent it, carried through argument coercion (which
+    takes any list for an array) to parse_todos, which says what is wrong with it."""
