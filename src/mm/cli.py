@@ -51,6 +51,8 @@ configuration files:
                                       skills, first found wins (docs/skills.md)
   .mm/sessions/                       saved conversations, with sessions: {enabled: true}
   ~/.local/state/mm/history           line mode's prompt history
+  $XDG_STATE_HOME/mm/tasks/           background tasks' logs (toolsets: [tasks]; default under
+                                      ~/.local/state), swept after 7 days
 
 exit statuses:
   0    done

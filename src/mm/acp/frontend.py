@@ -115,6 +115,9 @@ class EditorFrontEnd:
             self.outbox.put({**self._announce(self.ids.next(), event.name, event.arguments), **finished})
             return
         self.outbox.put({"sessionUpdate": "tool_call_update", "toolCallId": acp_id, **finished})
+        if result.plan is not None:  # the todo list, as the editor's plan (mm-acp.md §session/update)
+            self.outbox.put({"sessionUpdate": "plan", "entries": [
+                {"content": e.content, "priority": e.priority, "status": e.status} for e in result.plan]})
 
     async def request_permission(self, name: str, arguments: dict[str, Any], preview: str) -> PermissionAnswer:
         """`session/request_permission` with the four options (mm-acp.md §session/request_permission);
@@ -123,6 +126,8 @@ class EditorFrontEnd:
         tool_call = self._announce(self._current, name, arguments, started.title if started else None,
                                    started.kind if started else None, started.change if started else None)
         del tool_call["sessionUpdate"]
+        if started is not None and name.startswith(f"{started.name}: "):  # the tool's own question (git's override)
+            tool_call["content"] = [{"type": "content", "content": {"type": "text", "text": preview}}]
         params = {"sessionId": self.session_id, "toolCall": tool_call, "options": PERMISSION_OPTIONS}
         result = await self._ask("session/request_permission", params)
         outcome = result.get("outcome") if isinstance(result, dict) else None

@@ -16,9 +16,20 @@ REPOSITORY_MARK = ".git"  # a folder (a clone) or a file (a worktree, a submodul
 def config_home(env: Mapping[str, str] | None = None) -> Path:
     """`$XDG_CONFIG_HOME`, or `~/.config` when it is unset, empty or relative (the XDG Base
     Directory specification ignores a relative value). `env`: default os.environ."""
+    return _xdg("XDG_CONFIG_HOME", (".config",), env)
+
+
+def state_home(env: Mapping[str, str] | None = None) -> Path:
+    """`$XDG_STATE_HOME`, or `~/.local/state` when it is unset, empty or relative (the XDG Base
+    Directory specification). `env`: default os.environ."""
+    return _xdg("XDG_STATE_HOME", (".local", "state"), env)
+
+
+def _xdg(variable: str, default: tuple[str, ...], env: Mapping[str, str] | None) -> Path:
+    """The folder the XDG `variable` names when it is absolute, else `default` under the home."""
     env = os.environ if env is None else env
-    value = env.get("XDG_CONFIG_HOME", "")
-    return Path(value) if value and os.path.isabs(value) else Path.home() / ".config"
+    value = env.get(variable, "")
+    return Path(value) if value and os.path.isabs(value) else Path.home().joinpath(*default)
 
 
 def user_folder(env: Mapping[str, str] | None = None) -> Path:

@@ -39,6 +39,16 @@ class FileChange:
 
 
 @dataclass
+class PlanEntry:
+    """One item of a plan front ends show (todo_write's list; an ACP `plan` entry): its text,
+    status (`pending`, `in_progress` or `completed`) and priority (`high`, `medium` or `low`)."""
+
+    content: str
+    status: str
+    priority: str = "medium"
+
+
+@dataclass
 class ToolResult:
     """What a tool returns: `text` for the model, the rest for front ends.
 
@@ -53,6 +63,7 @@ class ToolResult:
     preview: str | None = None
     summary: str | None = None  # shown as the call's output where the output already streamed (ask_agent)
     stop: str | None = None  # an error that ends the turn (an asked agent gone silent: the watchdog)
+    plan: list[PlanEntry] | None = None  # the whole plan to show now ([]: none any more), from the todo tools
 
 
 @dataclass

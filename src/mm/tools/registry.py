@@ -84,6 +84,9 @@ def switched_on(key: bool | None, variable: str | None) -> bool:
 GROUPS: dict[str, str] = {
     "files": "mm.tools.files",
     "commands": "mm.tools.commands",
+    "tasks": "mm.tools.tasks",
+    "todo": "mm.tools.todo",
+    "git": "mm.tools.git",
 }
 UNKNOWN_GROUP = "toolsets: {name!r} is not a tool group — the groups are: {names}"
 # Two tools of one job declared together (docs/tools.md §Two tools of one job): mm's own is

@@ -10,7 +10,7 @@ from mm.events import (Compacted, Event, HookLine, PermissionAnswer, TextChunk, 
                               ToolCallStarted, TurnDone)
 from mm.engine.recap import recap_line
 from mm.llm.types import fix_surrogates
-from mm.ui.render import call_header, preview, shown_output, visible
+from mm.ui.render import call_header, preview, preview_lines, shown_output, visible
 
 EMPTY_ANSWER = "mm: the model's answer was empty"
 NOBODY_TO_ASK = ("mm: with `yolo: false` a call that needs permission is refused in {mode}, where nobody can be asked "
@@ -62,7 +62,8 @@ class OneShotUI:
                 self._end_text()
                 self._note(call_header(event.name, event.arguments))
             self._last_shown = event.result.text
-            self._note(preview(shown_output(event.result, streamed=False), self.preview_lines, self.dim))
+            lines = preview_lines(event.result, self.preview_lines)
+            self._note(preview(shown_output(event.result, streamed=False), lines, self.dim))
         elif isinstance(event, (Compacted, HookLine)):
             self._end_text()
             self._note(event.line)

@@ -11,6 +11,7 @@ _VISIBLE = {c: f"^{chr(c + 64)}" for c in range(32) if chr(c) not in "\t\n"} | {
 WEB_TOOLS = frozenset({"fetch_content", "web_crawler"})
 NO_OUTPUT = "(no output)"
 PREVIEW_WIDTH = 200  # characters of one preview line (a line of base64 is not to fill the screen)
+PLAN_LINES = 40  # lines of a todo list's checklist shown at least, whatever previewLines says (docs/tools-todo.md)
 
 
 def call_header(name: str, arguments: Any, title: str | None = None) -> str:
@@ -76,6 +77,12 @@ def shown_output(result: Any, streamed: bool = True) -> str:
         return result.text
     head, *rows = result.text.split("\n")
     return "\n".join([head] + [r for r in rows if r[:1] in "+-" and r])
+
+
+def preview_lines(result: Any, lines: int) -> int:
+    """How many lines of `result`'s preview a terminal shows: `lines` (previewLines), at least
+    PLAN_LINES for a plan (a todo list is shown whole)."""
+    return lines if getattr(result, "plan", None) is None else max(lines, PLAN_LINES)
 
 
 def preview(text: str, lines: int, dim: bool) -> str:

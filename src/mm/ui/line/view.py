@@ -23,7 +23,7 @@ from mm.engine.recap import recap_line
 from mm.llm.types import fix_surrogates
 from mm.ui.oneshot import EMPTY_ANSWER
 from mm.ui.line.stream import MarkdownTail, Rendered, ThoughtTail
-from mm.ui.render import call_header, preview, shown_output, visible
+from mm.ui.render import call_header, preview, preview_lines, shown_output, visible
 
 THINKING, COMPOSING = "Thinking", "Composing a tool call"
 TURN_CANCELLED = "turn cancelled"  # dim, before the recap of a turn stopped by Esc, Ctrl-C or a signal
@@ -92,7 +92,8 @@ class LineView:
             if event.call_id not in self._started:  # refused before it could run: show what was sent
                 self.say(call_header(event.name, event.arguments))
             self._last_shown = event.result.text
-            self.say(preview(shown_output(event.result), self.preview_lines, dim=False), style="dim")
+            lines = preview_lines(event.result, self.preview_lines)
+            self.say(preview(shown_output(event.result), lines, dim=False), style="dim")
             self._open(THINKING)
         elif isinstance(event, Compacted):
             self.close()
