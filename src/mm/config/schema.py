@@ -88,6 +88,14 @@ class WebSearchConfig:
 
 
 @dataclass
+class SearchConfig:
+    """The `search` tool group (`search:`; mnemo-tools.md §Search; docs/tools-search.md)."""
+
+    __pydantic_config__ = FORBID
+    timeout: Annotated[float, Gt(0)] = 30.0  # seconds a glob_search or grep_search may take (the reference's 30 s)
+
+
+@dataclass
 class InstructionsConfig:
     """The project instructions read into the system prompt (`instructions:`; AGENTS.md, CLAUDE.md;
     docs/configuration.md §Project instructions)."""
@@ -175,6 +183,7 @@ class AgentConfig:
     mmConfigs: dict[str, AskedAgentEntry] = field(default_factory=dict)  # agents ask_agent can ask
     hooks: HooksConfig = field(default_factory=HooksConfig)  # commands run at tool calls, hand-offs, prompts
     toolsets: list[str] = field(default_factory=lambda: ["core"])  # the tool groups declared (docs/tools.md)
+    search: SearchConfig = field(default_factory=SearchConfig)  # glob_search, grep_search (toolsets: search)
 
 
 def constraint_names() -> dict[str, Any]:

@@ -66,7 +66,9 @@ def switched_on(key: bool | None, variable: str | None) -> bool:
 # The tool groups `toolsets:` names (issue 13, docs/tools.md): `core` is mm's own tools
 # (mm-tools.md); every other group is a module whose `tools(config, env, cwd) -> list[Tool]`
 # returns the tools of mnemo-tools.md it holds, imported only when the group is named.
-GROUPS: dict[str, str] = {}
+GROUPS: dict[str, str] = {
+    "search": "mm.tools.search",
+}
 UNKNOWN_GROUP = "toolsets: {name!r} is not a tool group — the groups are: {names}"
 
 
