@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from pathlib import Path
 
@@ -14,6 +15,11 @@ from search_support import glob, lines, tree
 
 NOISE = [".git", ".idea", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".tox", ".venv", "__pycache__", "build",
          "dist", "node_modules"]
+
+
+async def _is_done(task: asyncio.Task) -> bool:
+    """Whether `task` had finished when this coroutine first ran."""
+    return task.done()
 
 
 def aged(root: Path, names: list[str]) -> None:
@@ -187,3 +193,14 @@ async def test_cancelled(tmp_path):
     ctx.cancelled.set()
     result = await GlobSearch().run({"pattern": "**/*"}, ctx)
     assert (result.text, result.failed) == ("[error: cancelled]", True)
+
+
+async def test_the_walk_never_holds_the_event_loop(tmp_path):
+    """The reference's tool bodies ran on its single event loop and stalled every other call while
+    they walked (notes §7, 1.10.3, 1.12.1): mm walks in a worker thread, so a task scheduled right
+    after the call runs while the walk is still going."""
+    tree(tmp_path, {f"d{n}/f{k}.txt": "" for n in range(10) for k in range(50)})
+    call = asyncio.create_task(GlobSearch().run({"pattern": "**/*.txt"}, ToolContext(cwd=tmp_path)))
+    seen = await asyncio.create_task(_is_done(call))
+    assert seen is False
+    assert len(lines((await call).text)) == 500

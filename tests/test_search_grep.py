@@ -314,3 +314,22 @@ async def test_a_page_stops_at_max_output(scripted_server, tmp_path, searcher):
                                 f"max_results/offset or narrow the search. Next page: offset={len(shown)}. "
                                 "(The page stopped at maxOutput, 1000 characters.)")
     assert len(result.text) <= 1000
+
+
+async def test_a_search_never_holds_the_event_loop(tmp_path, searcher):
+    """The reference's tool bodies ran on its single event loop and stalled every other call while
+    they searched (notes §7, 1.10.3, 1.12.1): both of mm's searchers are processes it awaits, so a
+    task scheduled right after the call runs while the search is still going."""
+    import asyncio
+
+    from mm.tools.base import ToolContext
+
+    tree(tmp_path, CASES)
+    search = GrepSearch(dict(os.environ))
+    call = asyncio.create_task(search.run({"pattern": "needle"}, ToolContext(cwd=tmp_path)))
+
+    async def is_done() -> bool:
+        return call.done()
+
+    assert await asyncio.create_task(is_done()) is False
+    assert (await call).text == "a/b.txt\na/c/d.py\na.txt"
