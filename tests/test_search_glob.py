@@ -204,3 +204,10 @@ async def test_the_walk_never_holds_the_event_loop(tmp_path):
     seen = await asyncio.create_task(_is_done(call))
     assert seen is False
     assert len(lines((await call).text)) == 500
+
+
+async def test_a_nul_byte_in_the_pattern(scripted_server, tmp_path):
+    result = await glob(scripted_server, tmp_path, pattern="*.py\0")
+    assert (result.text, result.failed) == (
+        "[glob_search: pattern: contains a NUL byte (\\u0000), which no file name, command or address can hold — "
+        "send it without that character]", True)

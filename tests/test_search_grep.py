@@ -333,3 +333,24 @@ async def test_a_search_never_holds_the_event_loop(tmp_path, searcher):
 
     assert await asyncio.create_task(is_done()) is False
     assert (await call).text == "a/b.txt\na/c/d.py\na.txt"
+
+
+async def test_a_nul_byte_in_the_pattern_or_the_glob(scripted_server, tmp_path, searcher):
+    tree(tmp_path, CASES)
+    nul = "contains a NUL byte (\\u0000), which no file name, command or address can hold — send it without that character"
+    result = await grep(scripted_server, tmp_path, pattern="nee\0dle")
+    assert (result.text, result.failed) == (f"[grep_search: pattern: {nul}]", True)
+    result = await grep(scripted_server, tmp_path, pattern="needle", file_pattern="*.py\0")
+    assert (result.text, result.failed) == (f"[grep_search: file_pattern: {nul}]", True)
+
+
+async def test_absurd_numbers(scripted_server, tmp_path, searcher):
+    """Numbers no search needs are read as "everything", never an overflow (context cut to MAX_CONTEXT)."""
+    tree(tmp_path, {"f.txt": "a\nneedle\nb\n"})
+    result = await grep(scripted_server, tmp_path, pattern="needle", output_mode="content", context_lines=10**30,
+                        max_results=10**30)
+    assert (result.text, result.failed) == ("f.txt-1-a\nf.txt:2:needle\nf.txt-3-b", False)
+    result = await grep(scripted_server, tmp_path, pattern="needle", offset=10**30)
+    assert result.text == f"Nothing at offset {10**30}: the search found 1 matching files."
+    result = await grep(scripted_server, tmp_path, pattern="needle", output_mode="content", context_lines=-4)
+    assert result.text == "f.txt:2:needle"

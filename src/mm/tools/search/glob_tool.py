@@ -12,7 +12,7 @@ from typing import Any
 from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
 from mm.tools.search.globwalk import Walk
 from mm.tools.search.page import room
-from mm.tools.search.paths import NOT_A_FOLDER, order_key, place, search_root, shown
+from mm.tools.search.paths import NOT_A_FOLDER, order_key, place, refuse_nul, search_root, shown
 
 NAME = "glob_search"
 SCAN_CEILING = 100_000  # matches collected before sorting by time, at most (mnemo-tools.md §Search)
@@ -66,6 +66,7 @@ class GlobSearch:
         pattern = str(args.get("pattern") or "").strip()
         if not pattern:
             return ToolResult(EMPTY_PATTERN, failed=True)
+        refuse_nul(pattern)
         root = search_root(ctx, args.get("path"))
         if isinstance(root, str):
             return ToolResult(root, failed=True)

@@ -11,11 +11,13 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
-from mm.tools.search.paths import NOT_SEARCHABLE, place, search_root
+from mm.tools.search.paths import NOT_SEARCHABLE, place, refuse_nul, search_root
 from mm.tools.search.query import NEWLINE_IN_PATTERN, Query, SearchFailed, Unavailable
 
 NAME = "grep_search"
 MODES = ("files_with_matches", "content", "count")
+MAX_CONTEXT = 1_000_000  # context lines asked for are cut to this (more than any file shown holds; a bigger
+# number would overflow ripgrep's and Python's counters)
 DESCRIPTION = (
     "Search file contents with a regular expression (ripgrep syntax). Skips hidden files, binary files and what "
     ".gitignore ignores. Results are sorted by path; page with offset."
@@ -70,6 +72,7 @@ class GrepSearch:
         if mode not in MODES:
             return ToolResult(INVALID_MODE.format(mode=mode), failed=True)
         pattern = str(args.get("pattern") or "")
+        refuse_nul(pattern, args.get("file_pattern"))
         if "\n" in pattern:
             return ToolResult(SEARCH_FAILED.format(reason=NEWLINE_IN_PATTERN), failed=True)
         root = search_root(ctx, args.get("path"))
@@ -136,9 +139,12 @@ class GrepSearch:
 
 def _query(args: dict[str, Any], pattern: str, root: Path, cwd: Path, mode: str) -> Query:
     """The Query of a call: context only in content mode, context_before/after overriding context_lines."""
-    around = max(int(args.get("context_lines", 0)), 0)
-    before = max(int(args.get("context_before", 0)), 0) or around
-    after = max(int(args.get("context_after", 0)), 0) or around
+    def lines(key: str) -> int:
+        return min(max(int(args.get(key) or 0), 0), MAX_CONTEXT)
+
+    around = lines("context_lines")
+    before = lines("context_before") or around
+    after = lines("context_after") or around
     if mode != "content":
         before = after = 0
     file_pattern = str(args.get("file_pattern") or "").strip() or None

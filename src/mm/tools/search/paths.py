@@ -18,6 +18,16 @@ _BRACES = re.compile(r"\{([^{}]*,[^{}]*)\}")
 MAX_ALTERNATIVES = 64  # `{a,b}` expansions of one pattern, at most
 
 
+def refuse_nul(*values: str | None) -> None:
+    """Raise mm.tools.failures.ArgumentError (the engine names the argument) for the first of
+    `values` (a pattern, a glob) holding a NUL byte: no program can be given one."""
+    from mm.tools.failures import NUL, ArgumentError
+
+    for value in values:
+        if value and "\0" in value:
+            raise ArgumentError(value, NUL)
+
+
 def search_root(ctx: ToolContext, path: str | None) -> Path | str:
     """The absolute path a call searches (`path` resolved against the working directory, `~`
     expanded; None or "" is the working directory), or NOT_FOUND's text when nothing is there.
