@@ -211,3 +211,13 @@ async def test_a_nul_byte_in_the_pattern(scripted_server, tmp_path):
     assert (result.text, result.failed) == (
         "[glob_search: pattern: contains a NUL byte (\\u0000), which no file name, command or address can hold — "
         "send it without that character]", True)
+
+
+async def test_a_list_cut_by_max_output_in_path_order_counts_no_further_than_it_looked(scripted_server, tmp_path):
+    """Path order stops after max_results + 1 matches: the message says "more than", not a false total."""
+    tree(tmp_path, {f"file-{n:04}.txt": "" for n in range(300)})
+    result = await glob(scripted_server, tmp_path, {"maxOutput": 1000}, pattern="*.txt", sort_by_mtime=False,
+                        max_results=200)
+    shown = lines(result.text.split("\n\n")[0])
+    assert result.text.endswith(f"\n\nShowing {len(shown)} of more than 200 files: the list stopped at maxOutput "
+                                "(1000 characters). Lower max_results, or narrow the pattern or path.")

@@ -40,6 +40,7 @@ TIMED_OUT = ("Scan stopped after {seconds}s with {count} match(es) — the tree 
              "the pattern or point path at a subdirectory, or use execute_bash with 'find' for a system-wide search.")
 OUTPUT_FULL = ("Showing {shown} of {count} files: the list stopped at maxOutput ({limit} characters). Lower "
                "max_results, or narrow the pattern or path.")
+MORE_THAN = "more than {limit}"  # path order stops after max_results + 1: how many more is not known
 NO_FILES = "No files match {pattern!r} in {where}."
 EMPTY_PATTERN = "[glob_search: the pattern is empty — give a glob such as **/*.py]"
 
@@ -102,7 +103,8 @@ class GlobSearch:
         if timed_out:
             message = TIMED_OUT.format(seconds=f"{self.timeout:g}", count=total)
         elif len(lines) < len(chosen):
-            message = OUTPUT_FULL.format(shown=len(lines), count=total, limit=ctx.settings.max_output)
+            count = MORE_THAN.format(limit=limit) if not by_time and limit is not None and total > limit else total
+            message = OUTPUT_FULL.format(shown=len(lines), count=count, limit=ctx.settings.max_output)
         elif by_time and ceiling_hit:
             message = CEILING_HIT.format(max_results=len(chosen), ceiling=SCAN_CEILING)
         elif len(chosen) < total:
