@@ -126,3 +126,20 @@ async def test_no_install_hint_without_ripgrep(scripted_server, tmp_path, monkey
     tree(tmp_path, {"a.py": "needle\n"})
     result = await grep(scripted_server, tmp_path, pattern="needle", output_mode="content")
     assert (result.text, result.failed) == ("a.py:1:needle", False)
+
+
+
+async def test_a_content_page_stops_the_search_once_complete(scripted_server, tmp_path, monkeypatch, mark):
+    """The run reading a content page's rows is killed once the page is complete: a stand-in that
+    writes its rows, then sleeps, must not keep the call waiting (nor be left running)."""
+    work = tree(tmp_path / "work", {"a.txt": "needle\n" * 5})
+    seconds, target = random.randint(100_000, 999_999), work / "a.txt"
+    row = '{"type":"match","data":{"path":{"text":"%s"},"lines":{"text":"needle\\n"},"line_number":%d}}'
+    rows = "; ".join(f"printf '%s\\n' '{row % (target, n)}'" for n in range(1, 6))
+    body = (f'case "$*" in *--count*) printf "%s\\0005\\n" "{target}";; *) {rows}; sleep {seconds};; esac')
+    monkeypatch.setenv("MM_RG", str(fake_ripgrep(tmp_path / mark, body)))
+    result = await grep(scripted_server, work, pattern="needle", output_mode="content", max_results=3)
+    assert (result.text, result.failed) == (
+        "a.txt:1:needle\na.txt:2:needle\na.txt:3:needle\n\nShowing 3 of 5 matches. Increase max_results/offset or "
+        "narrow the search. Next page: offset=3.", False)
+    assert marked_left(mark) == [] and pids_matching(f"sleep {seconds}") == []
