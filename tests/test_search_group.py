@@ -41,3 +41,21 @@ def test_a_timeout_that_is_not_positive_is_a_configuration_error(tmp_path):
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
     assert done.returncode == 2
     assert done.stderr.startswith("mm: agent.yaml:4: search.timeout") and done.stderr.count("\n") == 1, done.stderr
+
+
+def test_docs_tools_md_gives_each_search_tool_its_measured_cost(tmp_path):
+    """docs/tools.md's token costs are those bench/tool_tokens.py measures (issue 13)."""
+    import json
+    import re
+    from pathlib import Path
+
+    from mm.config.load import agent_config_adapter
+    from mm.engine.tokens import count_text
+    from mm.tools.registry import build_registry
+
+    docs = (Path(__file__).parent.parent / "docs" / "tools.md").read_text()
+    registry = build_registry(agent_config_adapter().validate_python({"toolsets": ["search"]}), {}, tmp_path)
+    for schema in registry.schemas():
+        name = schema["function"]["name"]
+        row = re.search(rf"^\| `{name}` \| search \|.*\| (\d+) \|$", docs, re.MULTILINE)
+        assert row and int(row.group(1)) == count_text(json.dumps(schema, ensure_ascii=False)), name
