@@ -88,6 +88,14 @@ class WebSearchConfig:
 
 
 @dataclass
+class SearchConfig:
+    """The `search` tool group (`search:`; mnemo-tools.md §Search; docs/tools-search.md)."""
+
+    __pydantic_config__ = FORBID
+    timeout: Annotated[float, Gt(0)] = 30.0  # seconds a glob_search or grep_search may take (the reference's 30 s)
+
+
+@dataclass
 class InstructionsConfig:
     """The project instructions read into the system prompt (`instructions:`; AGENTS.md, CLAUDE.md;
     docs/configuration.md §Project instructions)."""
@@ -209,6 +217,7 @@ class AgentConfig:
     structuredOutput: dict[str, Any] | None = None  # the JSON Schema the final answer follows (mm.answer_schema)
     files: FilesConfig = field(default_factory=FilesConfig)  # the `files` group's settings
     readBeforeWrite: bool = False  # write_file and edit_file refuse a file not read first (docs/tools-files.md)
+    search: SearchConfig = field(default_factory=SearchConfig)  # glob_search, grep_search (toolsets: search)
 
 
 def constraint_names() -> dict[str, Any]:
