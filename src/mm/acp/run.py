@@ -51,6 +51,7 @@ async def _serve(config: AgentConfig, wire: int, agent_file: Any) -> int:
     from mm.acp.wire import StdioTransport
     from mm.ask.agents import ask_depth
     from mm.skills import catalogue_of, shadowed_line, shadowed_skills
+    from mm.tools.lsp.servers import banner_note
     from mm.tools.registry import build_registry
 
     tools = build_registry(config, cwd=Path.cwd())  # what the banner names (sessions build their own)
@@ -58,7 +59,7 @@ async def _serve(config: AgentConfig, wire: int, agent_file: Any) -> int:
         log(f"[acp] {shadowed_line(skill)}")
 
     def ready(endpoint: Any, facts: Any) -> None:  # the banner, then the server's warnings, once
-        log(_banner(endpoint, facts.context_window, tools.names))
+        log(_banner(endpoint, facts.context_window, tools.names) + banner_note(config, tools.names))
         for line in facts.warnings:
             log(line)
 

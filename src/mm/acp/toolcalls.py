@@ -17,20 +17,24 @@ ACP_KINDS = ("read", "edit", "delete", "move", "search", "execute", "think", "fe
 # The kinds of tools that may be absent from the registry when a session is replayed.
 KNOWN_KINDS = {"bash": "execute", "read_file": "read", "read_skill": "read", "write_file": "edit",
                "edit_file": "edit", "save_answer": "edit", "fetch_content": "fetch", "web_crawler": "fetch",
-               "web_search": "fetch", "search_memory": "search", "ask_user": "other", "ask_agent": "other"}
+               "web_search": "fetch", "search_memory": "search", "ask_user": "other", "ask_agent": "other",
+               "lsp": "read"}
 # The argument a tool's title shows after `<tool>: `.
 TITLE_ARGUMENT = {"bash": "command", "read_file": "path", "write_file": "path", "edit_file": "path",
                   "save_answer": "path", "read_skill": "name", "fetch_content": "url", "web_crawler": "url",
                   "web_search": "query", "search_memory": "query", "ask_agent": "agent"}
-PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "save_answer"})
+PATH_TOOLS = frozenset({"read_file", "write_file", "edit_file", "save_answer", "lsp"})
 DIFF_LIMIT = 2_000_000  # characters of old + new text above which a change travels as text
 TITLE_LIMIT = 200  # characters of a title
 
 
-def tool_kind(name: str, tool: Any = None) -> str:
-    """The ACP ToolKind of a call of `name` (`tool`: the registry's tool, when there is one);
-    an unknown kind is `execute` (mm-acp.md §Tool kinds)."""
-    kind = getattr(tool, "kind", None) or KNOWN_KINDS.get(name, "execute")
+def tool_kind(name: str, tool: Any = None, arguments: Any = None) -> str:
+    """The ACP ToolKind of a call of `name` with `arguments` (`tool`: the registry's tool, when
+    there is one; its `call_kind(arguments)` when it has one: lsp's rename is `edit`); an unknown
+    kind is `execute` (mm-acp.md §Tool kinds)."""
+    per_call = getattr(tool, "call_kind", None)
+    kind = (per_call(arguments) if callable(per_call) else None) or getattr(tool, "kind", None) or \
+        KNOWN_KINDS.get(name, "execute")
     return kind if kind in ACP_KINDS else "execute"
 
 

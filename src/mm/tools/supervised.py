@@ -70,22 +70,27 @@ class Supervisor:
         self._waiting: dict[int, tuple[asyncio.AbstractEventLoop, Command]] = {}
         self._exit_registered = False
 
-    def start(self, argv: list[str], cwd: Path, env: dict[str, str], output: int) -> Command:
+    def start(self, argv: list[str], cwd: Path, env: dict[str, str], output: int | tuple[int, int, int]) -> Command:
         """Have `argv` started in `cwd` with the environment `env`, stdout and stderr into the
-        file open as `output` (stdin from /dev/null, a new session); returns at once (a failure
-        to start comes through `Command.exited`). Call from a running event loop. Raises
+        file open as `output` (stdin from /dev/null, a new session) — or, `output` being three
+        descriptors, with them as its stdin, stdout and stderr (the ends of pipes a language
+        server talks over; the caller closes its copies once this returns). Returns at once (a
+        failure to start comes through `Command.exited`). Call from a running event loop. Raises
         SupervisorLost when the supervisor cannot be reached, OSError when it cannot be started.
         """
         loop = asyncio.get_running_loop()
         cid = next(self._ids)
         command = Command(cid, self, argv, cwd, loop.create_future())
+        fds = list(output) if isinstance(output, tuple) else [output]
         message = {"op": "run", "id": cid, "argv": argv, "cwd": str(cwd), "env": env}
+        if len(fds) > 1:
+            message["stdio"] = True
         with self._lock:
             sock = self._connect()
             self._waiting[cid] = (loop, command)
             data = _line(message)
             try:
-                sent = socket.send_fds(sock, [data], [output])
+                sent = socket.send_fds(sock, [data], fds)
                 sock.sendall(data[sent:])
             except OSError:
                 self._waiting.pop(cid, None)

@@ -20,7 +20,9 @@ code, so the one that kills the commands must outlive it. The supervisor
   empties it every 0.25 s (the file is in append mode), so a detached job cannot fill the disk.
 
 Protocol, one JSON object per line. mm → supervisor: `{"op": "run", "id", "argv", "cwd", "env"}`
-with the output file's descriptor passed alongside (SCM_RIGHTS); `{"op": "kill", "id"}`;
+with the output file's descriptor passed alongside (SCM_RIGHTS) — or, with `"stdio": true`, three
+descriptors: the command's stdin, stdout and stderr (pipes whose other ends mm holds: a language
+server, docs/lsp.md), closed here once the command started; `{"op": "kill", "id"}`;
 `{"op": "done", "id"}` (the call has returned: the output file is the supervisor's).
 Supervisor → mm: `{"op": "failed", "id", "step": "cwd" | "exec" | "argument", "errno"}`, or,
 once the command's first process ended, `{"op": "exit", "id", "code"}` (negative: killed by that
@@ -178,24 +180,32 @@ class Supervisor:
     def handle(self, message: dict) -> None:
         op, cid = message.get("op"), message.get("id")
         if op == "run":
-            self.run(cid, message, self.fds.pop(0))
+            count = 3 if message.get("stdio") else 1
+            fds, self.fds = self.fds[:count], self.fds[count:]
+            self.run(cid, message, fds)
         elif op == "kill":
             self.kill(cid)
         elif op == "done":
             self.done(cid)
 
     # -- commands
-    def run(self, cid: int, message: dict, out: int) -> None:
-        """Start one command in a new session; answer `failed` when it cannot be."""
+    def run(self, cid: int, message: dict, fds: list[int]) -> None:
+        """Start one command in a new session; answer `failed` when it cannot be. `fds`: its
+        output file, or its stdin, stdout and stderr (closed here at once: mm holds the pipes)."""
         env = dict(message["env"])
         env[TAG] = f"{self.prefix}{cid}"
         try:
-            pid = spawn(message["argv"], message["cwd"], env, out)
+            pid = spawn(message["argv"], message["cwd"], env, *fds)
         except SpawnError as err:
             self.send({"op": "failed", "id": cid, "step": err.step, "errno": err.errno})
-            os.close(out)
-            return
-        self.outputs[cid] = out
+            pid = None
+        if pid is None or len(fds) > 1:
+            for fd in fds:
+                os.close(fd)
+            if pid is None:
+                return
+        else:
+            self.outputs[cid] = fds[0]
         self.leaders[pid] = cid
         self.started[cid] = pid
 
@@ -315,10 +325,18 @@ class SpawnError(Exception):
         self.step, self.errno = step, errno
 
 
-def spawn(argv: list[str], cwd: str, env: dict, out: int) -> int:
+def spawn(argv: list[str], cwd: str, env: dict, out: int, stdout: int | None = None,
+          stderr: int | None = None) -> int:
     """Start `argv` in `cwd` (posix_spawn: no copy of this process), the program looked up in
     `env`'s PATH: a new session, stdin from /dev/null, stdout and stderr to `out`, every signal
-    the supervisor changed back to its default. Returns the pid; raises SpawnError."""
+    the supervisor changed back to its default — or, given `stdout` and `stderr`, stdin from
+    `out` and each stream to its own descriptor. Returns the pid; raises SpawnError."""
+    if stdout is None or stderr is None:
+        streams = [(os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
+                   (os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, out, 2)]
+    else:
+        streams = [(os.POSIX_SPAWN_DUP2, out, 0), (os.POSIX_SPAWN_DUP2, stdout, 1),
+                   (os.POSIX_SPAWN_DUP2, stderr, 2)]
     try:
         os.chdir(cwd)  # posix_spawn has no working-directory action: the supervisor goes there a moment
     except OSError as err:
@@ -328,11 +346,7 @@ def spawn(argv: list[str], cwd: str, env: dict, out: int) -> int:
     else:
         os.environ.pop("PATH", None)
     try:
-        return os.posix_spawnp(argv[0], argv, env, setsid=True, setsigdef=DEFAULT_SIGNALS, file_actions=[
-            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_DUP2, out, 1),
-            (os.POSIX_SPAWN_DUP2, out, 2),
-        ])
+        return os.posix_spawnp(argv[0], argv, env, setsid=True, setsigdef=DEFAULT_SIGNALS, file_actions=streams)
     except OSError as err:
         raise SpawnError("exec", err.errno or 0) from None
     except (ValueError, TypeError, IndexError):  # a NUL byte, a lone surrogate, no program

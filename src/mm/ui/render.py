@@ -14,7 +14,8 @@ PREVIEW_WIDTH = 200  # characters of one preview line (a line of base64 is not t
 
 def call_header(name: str, arguments: Any, title: str | None = None) -> str:
     """The line shown for a call: `🛠️  bash: <command>`, `📝 edit_file: <path>`,
-    `🌐 fetch_content: <url>` (`→ <file>` with output), `📖 read_skill: <name>`, or `🧰 <name>: …`.
+    `🌐 fetch_content: <url>` (`→ <file>` with output), `📖 read_skill: <name>`, `🔎 lsp: <action>
+    <path> <symbol>`, or `🧰 <name>: …`.
 
     `title` is the tool's own (a declared tool's `<name>: <argv>`); a call that could not run
     (unknown tool, invalid arguments) shows its input as sent (mm-tools.md §Declared tools).
@@ -40,6 +41,8 @@ def _header(name: str, arguments: Any, title: str | None) -> str:
         return f"❓ ask_user: {len(args['questions'])} question(s)"
     if name == "read_skill" and "name" in args:
         return f"📖 read_skill: {args['name']}"
+    if name == "lsp" and title:
+        return f"🔎 {title}"
     if name == "save_answer" and title:
         return f"💾 {title}"
     if name == "ask_agent" and title:
