@@ -11,6 +11,7 @@ Run as `python lsp_fake_server.py SCRIPT`. The script (JSON) may hold:
 - `crash_on`: a method at which it writes `crash_line` on stderr and exits with status 3;
 - `exit_at_once`: write `crash_line` on stderr and exit with status 1 before reading anything;
 - `no_exit`: true to ignore `exit` (it must be killed);
+- `linger`: true to stay at the end of its input (only mm's command supervisor can end it then);
 - `publish`: diagnostics published for a file each time it is opened or changed;
 - `ask`: a request it sends the client after `initialized` (the answer is logged).
 """
@@ -20,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from typing import Any
 
 
@@ -63,6 +65,8 @@ def main(script_path: str) -> int:
     while True:
         message = read_message(sys.stdin.buffer)
         if message is None:
+            while script.get("linger"):
+                time.sleep(1)
             return 0
         if script.get("log"):
             with open(script["log"], "a") as log:

@@ -51,6 +51,10 @@ class NoAnswer(ServerFailure):
     """The server did not answer within the time given (NO_ANSWER)."""
 
 
+class Stopped(ServerFailure):
+    """The server's process ended, or its output did (STOPPED, CANNOT_START)."""
+
+
 class Cancelled(Exception):
     """The turn was cancelled while the server was busy."""
 
@@ -116,18 +120,19 @@ class LanguageServer:
         return (self._command is not None and not self._command.exited.done() and pipes is not None
                 and pipes.reading is not None and not pipes.reading.done())
 
-    async def ready(self, cancelled: asyncio.Event) -> None:
-        """Start the server when it does not run (first use, or it died); raises ServerFailure
-        (CANNOT_START, STOPPED, NO_ANSWER…) or Cancelled."""
+    async def ready(self, cancelled: asyncio.Event) -> bool:
+        """Start the server when it does not run (first use, or it died); returns whether it was
+        started now. Raises ServerFailure (CANNOT_START, STOPPED, NO_ANSWER…) or Cancelled."""
         async with self._lock:
             if self.running:
-                return
+                return False
             await self._end(kill=True)  # one that died: let go
             try:
                 await self._start(cancelled)
             except BaseException:
                 await self._end(kill=True)
                 raise
+            return True
 
     async def request(self, method: str, params: Any, cancelled: asyncio.Event, timeout: float | None = None) -> Any:
         """The server's answer to `method` (lsprotocol types) within `timeout` seconds (default: the
@@ -279,7 +284,7 @@ class LanguageServer:
         if stop in done:
             raise Cancelled
         if exited in done or reading in done:
-            raise ServerFailure(await self._stopped())
+            raise Stopped(await self._stopped())
         raise NoAnswer(NO_ANSWER.format(seconds=timeout))
 
     async def _stopped(self) -> str:

@@ -124,7 +124,7 @@ class Lsp:
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Run one action on the file `path` (mm-tools.md §lsp); every failure is text, failed."""
-        from mm.tools.lsp.client import Cancelled, ServerFailure
+        from mm.tools.lsp.client import Cancelled, ServerFailure, Stopped
         from mm.tools.process import CANCELLED_LINE
 
         action, raw = args["action"], args["path"]
@@ -139,10 +139,18 @@ class Lsp:
 
         server = self._server(spec)
         call = actions.Call(server, path, self._shown(path), prepared["text"], prepared["lines"], ctx.cancelled, self.root)
+        targets, symbol, new = prepared.get("targets", []), prepared.get("symbol", ""), prepared.get("new", "")
+        started = True  # a failure to start is no death to try again after
         try:
-            await server.ready(ctx.cancelled)
-            return await actions.run(call, action, prepared.get("targets", []), prepared.get("symbol", ""),
-                                     prepared.get("new", ""))
+            try:
+                started = call.fresh = await server.ready(ctx.cancelled)
+                return await actions.run(call, action, targets, symbol, new)
+            except Stopped:
+                if started:
+                    raise
+                # it died before this call, unseen yet (Server lifecycle: started again on the next call)
+                call.fresh = await server.ready(ctx.cancelled)
+                return await actions.run(call, action, targets, symbol, new)
         except Cancelled:
             return ToolResult(CANCELLED_LINE, failed=True)
         except ServerFailure as err:
