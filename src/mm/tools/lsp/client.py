@@ -2,11 +2,11 @@
 documents it was told of and the diagnostics it published (mm-tools.md §lsp: File sync, Server
 lifecycle; docs/lsp.md).
 
-The process is started by mm's command supervisor (mm.tools.supervised) with pipes for its
-stdin, stdout and stderr, so that it never outlives mm, however mm ends. pygls's
-`LanguageClient` does the JSON-RPC framing and the typed messages (lsprotocol); its `start_io`
-is not used, because it pipes the server's stderr without ever reading it (a server that logs
-fills the pipe and hangs) and starts the process itself.
+The process is started by mm's command supervisor with pipes for its stdio (mm.tools.lsp.pipes),
+so that it never outlives mm, however mm ends. pygls's `LanguageClient` (mm.tools.lsp.protocol)
+does the JSON-RPC framing and the typed messages (lsprotocol); its `start_io` is not used,
+because it pipes the server's stderr without ever reading it (a server that logs fills the pipe
+and hangs) and starts the process itself.
 """
 
 from __future__ import annotations
@@ -15,36 +15,29 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import os
-import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from mm.tools.lsp import pipes as stdio
+from mm.tools.lsp.protocol import one_line
 from mm.tools.lsp.servers import ServerSpec, language_id
 
 SHUTDOWN_WAIT = 3.0  # seconds for `shutdown`'s answer, then for the process to exit after `exit`
 KILL_WAIT = 10.0  # seconds for the supervisor to report the killed process
-STDERR_KEPT = 4096  # bytes of the server's stderr kept, for the reason it stopped
-REASON_LIMIT = 300  # characters of a server's line quoted in a reason
 NO_ANSWER = "no answer within {seconds:g}s"
 STOPPED = "the server stopped ({how})"
 STOPPED_SAID = "the server stopped ({how}): {line}"
 EXIT_STATUS = "exit status {code}"
 KILLED_BY = "killed by signal {signal}"
 CANNOT_START = "the server cannot be started: {reason}"
-UNREADABLE = "its answer could not be read ({error})"
 SERVER_ERROR = "{message}"
-APPLY_EDIT_REFUSED = "mm applies the edits of a rename's answer only"
-QUIET_NOTIFICATIONS = ("window/logMessage", "window/showMessage", "$/progress", "telemetry/event", "$/logTrace")
-NULL_REQUESTS = ("client/registerCapability", "client/unregisterCapability", "window/workDoneProgress/create",
-                 "window/showMessageRequest", "workspace/semanticTokens/refresh", "workspace/inlayHint/refresh",
-                 "workspace/codeLens/refresh", "workspace/inlineValue/refresh", "workspace/diagnostic/refresh")
 
 
 class ServerFailure(Exception):
     """A request the server did not answer: `str(err)` is the reason, for `[lsp: <server>: <action>
-    failed: <reason>]` (NO_ANSWER, STOPPED, CANNOT_START, UNREADABLE, or the server's error)."""
+    failed: <reason>]` (NO_ANSWER, STOPPED, CANNOT_START, the server's error, or
+    mm.tools.lsp.protocol.UNREADABLE)."""
 
 
 class NoAnswer(ServerFailure):
@@ -76,25 +69,6 @@ class Published:
     serial: int
 
 
-@dataclass
-class _Pipes:
-    """The pipes to a running server, and what reads them."""
-
-    transport: Any  # the write transport of its stdin
-    readers: list[Any] = field(default_factory=list)  # the read transports of its stdout and stderr
-    reading: asyncio.Future | None = None  # the task handing its messages to pygls
-    stop: threading.Event = field(default_factory=threading.Event)
-    stderr: bytearray = field(default_factory=bytearray)
-
-
-def _quiet_pygls() -> None:
-    """pygls logs every message it cannot handle: never on mm's stderr (a NullHandler, no propagation)."""
-    log = logging.getLogger("pygls")
-    if not log.handlers:
-        log.addHandler(logging.NullHandler())
-    log.propagate = False
-
-
 class LanguageServer:
     """One configured server (`spec`) for the project at `root`, started on first use with the
     environment `env`, started again when it died (mm-tools.md §lsp, Server lifecycle)."""
@@ -107,9 +81,8 @@ class LanguageServer:
         self.publications = 0
         self.capabilities: Any = None
         self._news = asyncio.Event()  # set at each publication
-        self._command: Any = None
         self._client: Any = None
-        self._pipes: _Pipes | None = None
+        self._pipes: stdio.Pipes | None = None
         self._ids = itertools.count(1)
         self._lock = asyncio.Lock()
 
@@ -117,8 +90,8 @@ class LanguageServer:
     def running(self) -> bool:
         """Whether the server's process runs and its stdout is open."""
         pipes = self._pipes
-        return (self._command is not None and not self._command.exited.done() and pipes is not None
-                and pipes.reading is not None and not pipes.reading.done())
+        return (pipes is not None and not pipes.command.exited.done() and pipes.reading is not None
+                and not pipes.reading.done())
 
     async def ready(self, cancelled: asyncio.Event) -> bool:
         """Start the server when it does not run (first use, or it died); returns whether it was
@@ -223,49 +196,26 @@ class LanguageServer:
         return types
 
     async def _start(self, cancelled: asyncio.Event) -> None:
-        await asyncio.to_thread(_load_pygls)  # ~0.5 s of imports, not on the event loop
-        self._pipes = await self._spawn()
-        self._client = _make_client(self)
-        self._client.protocol.set_writer(_PipeWriter(self._pipes.transport))
+        from mm.tools.lsp import protocol
+
+        await asyncio.to_thread(protocol.load)  # ~0.5 s of imports, not on the event loop
         from pygls.io_ import run_async
 
+        self._pipes = await stdio.start([self.spec.program, *self.spec.args], self.root, self.env)
+        self._client = protocol.make_client(self.root, self._published)
+        self._client.protocol.set_writer(stdio.PipeWriter(self._pipes.stdin))
         self._pipes.reading = asyncio.ensure_future(run_async(
-            stop_event=self._pipes.stop, reader=self._pipes.readers[0], protocol=self._client.protocol,
+            stop_event=self._pipes.stop, reader=self._pipes.stdout, protocol=self._client.protocol,
             logger=logging.getLogger("pygls.mm")))
-        result = await self.request("initialize", _initialize_params(self._types(), self.root), cancelled)
+        result = await self.request("initialize", protocol.initialize_params(self.root), cancelled)
         self.capabilities = result.capabilities
         self.notify("initialized", self._types().InitializedParams())
-
-    async def _spawn(self) -> _Pipes:
-        """The server's process, started by the supervisor, and the pipes to it."""
-        from mm.tools.supervised import SUPERVISOR
-
-        ends = [os.pipe(), os.pipe(), os.pipe()]  # stdin, stdout, stderr: (read, write) each
-        theirs = (ends[0][0], ends[1][1], ends[2][1])
-        ours = [ends[0][1], ends[1][0], ends[2][0]]
-        try:
-            self._command = SUPERVISOR.start([self.spec.program, *self.spec.args], self.root, self.env, theirs)
-        except BaseException:
-            for fd in ours:
-                os.close(fd)
-            raise
-        finally:
-            for fd in theirs:
-                os.close(fd)
-        loop = asyncio.get_running_loop()
-        transport, _ = await loop.connect_write_pipe(asyncio.Protocol, os.fdopen(ours[0], "wb", 0))
-        pipes = _Pipes(transport)
-        stdout = asyncio.StreamReader(limit=1 << 20)
-        out, _ = await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdout), os.fdopen(ours[1], "rb", 0))
-        err, _ = await loop.connect_read_pipe(lambda: _Tail(pipes.stderr), os.fdopen(ours[2], "rb", 0))
-        pipes.readers = [stdout, out, err]
-        return pipes
 
     async def _answer(self, answer: asyncio.Future, cancelled: asyncio.Event, timeout: float) -> Any:
         """`answer`'s result, unless the server stops, the turn is cancelled or `timeout` seconds pass."""
         from pygls.exceptions import JsonRpcException
 
-        exited = asyncio.ensure_future(asyncio.shield(self._command.exited))
+        exited = asyncio.ensure_future(asyncio.shield(self._pipes.command.exited))
         reading = asyncio.ensure_future(asyncio.shield(self._pipes.reading))
         stop = asyncio.ensure_future(cancelled.wait())
         try:
@@ -278,7 +228,7 @@ class LanguageServer:
             try:
                 return answer.result()
             except JsonRpcException as err:
-                raise ServerFailure(SERVER_ERROR.format(message=_one_line(err.message or str(err)))) from err
+                raise ServerFailure(SERVER_ERROR.format(message=one_line(err.message or str(err)))) from err
             except RuntimeError as err:  # pygls: the client stopped
                 raise ServerFailure(str(err)) from err
         if stop in done:
@@ -289,9 +239,9 @@ class LanguageServer:
 
     async def _stopped(self) -> str:
         """STOPPED (with the last line of the server's stderr), once the process was reported."""
+        exited = self._pipes.command.exited
         with contextlib.suppress(asyncio.TimeoutError, Exception):
-            await asyncio.wait_for(asyncio.shield(self._command.exited), KILL_WAIT)
-        exited = self._command.exited
+            await asyncio.wait_for(asyncio.shield(exited), KILL_WAIT)
         if not exited.done():
             how = "its output ended"
         elif exited.exception() is not None:
@@ -301,16 +251,16 @@ class LanguageServer:
             how = KILLED_BY.format(signal=-code) if code < 0 else EXIT_STATUS.format(code=code)
         lines = [ln for ln in bytes(self._pipes.stderr).decode("utf-8", "replace").splitlines() if ln.strip()]
         if lines:
-            return STOPPED_SAID.format(how=how, line=_one_line(lines[-1]))
+            return STOPPED_SAID.format(how=how, line=one_line(lines[-1]))
         return STOPPED.format(how=how)
 
     async def _end(self, kill: bool) -> None:
         """Let the process go (killed when it does not exit within SHUTDOWN_WAIT, or at once with
         `kill`), close the pipes, release the command."""
-        command, pipes = self._command, self._pipes
+        pipes = self._pipes
         if pipes is not None:
-            pipes.transport.close()  # end of file on its stdin
-        if command is not None:
+            command = pipes.command
+            pipes.stdin.close()  # end of file on its stdin
             if not kill:
                 with contextlib.suppress(asyncio.TimeoutError, Exception):
                     await asyncio.wait_for(asyncio.shield(command.exited), SHUTDOWN_WAIT)
@@ -319,15 +269,12 @@ class LanguageServer:
                 with contextlib.suppress(asyncio.TimeoutError, Exception):
                     await asyncio.wait_for(asyncio.shield(command.exited), KILL_WAIT)
             command.release()
-        if pipes is not None:
-            pipes.stop.set()
-            for reader in pipes.readers[1:]:
-                reader.close()
+            pipes.close()
             if pipes.reading is not None:
                 pipes.reading.cancel()
                 with contextlib.suppress(BaseException):
                     await pipes.reading
-        self._command = self._client = self._pipes = None  # what it was told or said is forgotten
+        self._client = self._pipes = None  # what it was told or said is forgotten
         self.documents.clear()
         self.published.clear()
         self.synced_at.clear()
@@ -343,117 +290,7 @@ class LanguageServer:
         self._news.set()
 
 
-class _PipeWriter:
-    """pygls's writer over the server's stdin: what is written after the pipe closed is dropped."""
-
-    def __init__(self, transport: Any):
-        self.transport = transport
-
-    def write(self, data: bytes) -> None:
-        if not self.transport.is_closing():
-            self.transport.write(data)
-
-    def close(self) -> None:
-        self.transport.close()
-
-
-class _Tail:
-    """Keeps the last STDERR_KEPT bytes a server writes on stderr (read so the pipe never fills)."""
-
-    def __init__(self, kept: bytearray):
-        self.kept = kept
-
-    def connection_made(self, transport: Any) -> None:
-        pass
-
-    def data_received(self, data: bytes) -> None:
-        self.kept += data
-        del self.kept[:-STDERR_KEPT]
-
-    def eof_received(self) -> None:
-        pass
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        pass
-
-
-def _load_pygls() -> None:
-    import lsprotocol.types  # noqa: F401
-    import pygls.lsp.client  # noqa: F401
-
-    _quiet_pygls()
-
-
-def _make_client(server: LanguageServer) -> Any:
-    """A pygls LanguageClient whose protocol turns an answer it cannot read into an error answer,
-    and that answers the server's own requests the way a plain editor does."""
-    from lsprotocol import types
-    from pygls.lsp.client import LanguageClient
-    from pygls.protocol import LanguageServerProtocol
-
-    class Protocol(LanguageServerProtocol):
-        def structure_message(self, data: dict[str, Any]) -> Any:
-            try:
-                return super().structure_message(data)
-            except Exception as err:
-                if "jsonrpc" in data and "id" in data and "method" not in data:  # the answer to a request
-                    cause = err.__cause__ or err
-                    error = UNREADABLE.format(error=_one_line(f"{type(cause).__name__}: {cause}"))
-                    return types.ResponseErrorMessage(id=data["id"], error=types.ResponseError(
-                        code=types.ErrorCodes.ParseError, message=error))
-                raise
-
-    from mm import __version__
-
-    client = LanguageClient("mm", __version__, protocol_cls=Protocol)
-    client.feature("textDocument/publishDiagnostics")(lambda params: server._published(params))
-    client.feature("workspace/configuration")(lambda params: [None] * len(params.items))
-    client.feature("workspace/workspaceFolders")(lambda params: [_folder(types, server.root)])
-    client.feature("workspace/applyEdit")(
-        lambda params: types.ApplyWorkspaceEditResult(applied=False, failure_reason=APPLY_EDIT_REFUSED))
-    for method in NULL_REQUESTS + QUIET_NOTIFICATIONS:
-        client.feature(method)(_nothing())
-    return client
-
-
-def _nothing() -> Any:
-    """A handler of its own (pygls marks each with its method) that answers null."""
-    return lambda params: None
-
-
-def _folder(types: Any, root: Path) -> Any:
-    return types.WorkspaceFolder(uri=root.as_uri(), name=root.name or str(root))
-
-
-def _initialize_params(types: Any, root: Path) -> Any:
-    """What mm says of itself: UTF-16 positions, whole-document sync, Markdown hover, hierarchical
-    symbols, versioned workspace edits without resource operations."""
-    from mm import __version__
-
-    text = types.TextDocumentClientCapabilities(
-        synchronization=types.TextDocumentSyncClientCapabilities(did_save=True),
-        hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown, types.MarkupKind.PlainText]),
-        definition=types.DefinitionClientCapabilities(link_support=True),
-        references=types.ReferenceClientCapabilities(),
-        document_symbol=types.DocumentSymbolClientCapabilities(hierarchical_document_symbol_support=True),
-        rename=types.RenameClientCapabilities(prepare_support=False),
-        publish_diagnostics=types.PublishDiagnosticsClientCapabilities(version_support=True))
-    workspace = types.WorkspaceClientCapabilities(
-        apply_edit=False, configuration=True, workspace_folders=True,
-        workspace_edit=types.WorkspaceEditClientCapabilities(document_changes=True))
-    return types.InitializeParams(
-        process_id=os.getpid(), root_uri=root.as_uri(), root_path=str(root),
-        workspace_folders=[_folder(types, root)], client_info=types.ClientInfo(name="mm", version=__version__),
-        capabilities=types.ClientCapabilities(
-            workspace=workspace, text_document=text,
-            general=types.GeneralClientCapabilities(position_encodings=[types.PositionEncodingKind.Utf16])))
-
-
 def _start_error(err: BaseException) -> str:
     """Why the program could not be started, in a few words (`No such file or directory`)."""
     return getattr(err, "strerror", None) or str(err) or type(err).__name__
 
-
-def _one_line(text: str) -> str:
-    line = " ".join(str(text).split())
-    return line if len(line) <= REASON_LIMIT else line[:REASON_LIMIT - 1] + "…"
