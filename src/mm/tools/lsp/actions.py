@@ -14,9 +14,8 @@ from mm.tools.lsp.client import LanguageServer, ServerFailure
 from mm.tools.lsp.symbols import to_utf16
 
 DIAGNOSTICS_WAIT = 3.0  # seconds a diagnostics call waits for the server's publication (mm-tools.md §lsp)
-NOTHING_FOUND = "[lsp: no {what} found for the symbol at {where}{fresh}]"  # mm-tools.md §lsp, Failures
-NOTHING_AT_ANY = '[lsp: no {what} found for "{symbol}" at any of its {n} occurrence(s) in {path}{fresh}]'
-JUST_STARTED = " — the server has just started and may still be reading the project: call lsp again in a moment"
+NOTHING_FOUND = "[lsp: no {what} found for the symbol at {where}]"  # mm-tools.md §lsp, Failures
+NOTHING_AT_ANY = '[lsp: no {what} found for "{symbol}" at any of its {n} occurrence(s) in {path}]'  # docs/lsp.md
 WHAT = {"definition": "definition", "references": "references", "hover": "hover text", "rename": "edits to rename"}
 NO_DIAGNOSTICS = "no diagnostics received for {path} within 3s ({why})"  # mm-tools.md §lsp
 NONE_YET = "the server has published none for it yet: it may still be working — call diagnostics again in a moment"
@@ -38,7 +37,6 @@ class Call:
     lines: list[str]
     cancelled: asyncio.Event
     root: Path
-    fresh: bool = False  # the server was started for this call
 
     def paths(self) -> answers.Paths:
         return answers.Paths(self.root, {str(self.path): self.text})
@@ -97,11 +95,10 @@ async def _at_symbol(call: Call, action: str, targets: list[Any], symbol: str, n
             return answer
     if error is not None:
         raise error
-    fresh = JUST_STARTED if call.fresh else ""
     if len(targets) > 1:
-        return ToolResult(NOTHING_AT_ANY.format(what=WHAT[action], symbol=symbol, n=len(targets), path=call.shown,
-                                                fresh=fresh), failed=True)
-    return ToolResult(NOTHING_FOUND.format(what=WHAT[action], where=call.where(targets[0]), fresh=fresh), failed=True)
+        text = NOTHING_AT_ANY.format(what=WHAT[action], symbol=symbol, n=len(targets), path=call.shown)
+        return ToolResult(text, failed=True)
+    return ToolResult(NOTHING_FOUND.format(what=WHAT[action], where=call.where(targets[0])), failed=True)
 
 
 def _an_answer(err: ServerFailure) -> bool:

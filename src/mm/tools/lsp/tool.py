@@ -143,13 +143,13 @@ class Lsp:
         started = True  # a failure to start is no death to try again after
         try:
             try:
-                started = call.fresh = await server.ready(ctx.cancelled)
+                started = await server.ready(ctx.cancelled)
                 return await actions.run(call, action, targets, symbol, new)
             except Stopped:
                 if started:
                     raise
                 # it died before this call, unseen yet (Server lifecycle: started again on the next call)
-                call.fresh = await server.ready(ctx.cancelled)
+                await server.ready(ctx.cancelled)
                 return await actions.run(call, action, targets, symbol, new)
         except Cancelled:
             return ToolResult(CANCELLED_LINE, failed=True)
