@@ -40,6 +40,15 @@ def fake_entry(tmp_path: Path, script: dict[str, Any], timeout: float = 30.0) ->
             "timeout": timeout}
 
 
+def shop_project(root: Path, talk: str, main: str) -> None:
+    """The small multi-file project of the end-to-end tests: shop/talk.py holding `talk`, and
+    main.py holding `main`, which imports from it."""
+    (root / "shop").mkdir()
+    (root / "shop" / "__init__.py").write_text("")
+    (root / "shop" / "talk.py").write_text(talk)
+    (root / "main.py").write_text(main)
+
+
 def logged(tmp_path: Path) -> list[dict[str, Any]]:
     """The messages the fake server received, in order."""
     log = tmp_path / "lsp-log.jsonl"

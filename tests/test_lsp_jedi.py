@@ -9,7 +9,7 @@ import signal
 import pytest
 
 from harness import RecordingUI
-from lsp_helpers import config, conversation, jedi_entry, lsp_turn, program, server_pids, texts
+from lsp_helpers import config, conversation, jedi_entry, lsp_turn, program, server_pids, shop_project, texts
 
 pytestmark = pytest.mark.skipif(program("jedi-language-server") is None, reason="jedi-language-server is not installed")
 
@@ -33,15 +33,8 @@ print(Greeter("bo").run())
 '''
 
 
-def project(tmp_path):
-    (tmp_path / "shop").mkdir()
-    (tmp_path / "shop" / "__init__.py").write_text("")
-    (tmp_path / "shop" / "talk.py").write_text(GREET)
-    (tmp_path / "main.py").write_text(MAIN)
-
-
 async def test_definition_references_hover_symbols(scripted_server, tmp_path):
-    project(tmp_path)
+    shop_project(tmp_path, GREET, MAIN)
     conv = conversation(scripted_server, tmp_path, config(jedi_entry()))
     done = await lsp_turn(scripted_server, conv, [
         {"action": "definition", "path": "main.py", "symbol": "greet"},
@@ -65,7 +58,7 @@ async def test_definition_references_hover_symbols(scripted_server, tmp_path):
 
 
 async def test_diagnostics_after_an_edit(scripted_server, tmp_path):
-    project(tmp_path)
+    shop_project(tmp_path, GREET, MAIN)
     conv = conversation(scripted_server, tmp_path, config(jedi_entry()))
     scripted_server.add_tool_calls([{"id": "d1", "name": "lsp", "arguments": {"action": "diagnostics", "path": "main.py"}}])
     scripted_server.add_tool_calls([{"id": "e1", "name": "edit_file", "arguments": {"path": "main.py", "edits": [
@@ -87,7 +80,7 @@ async def test_diagnostics_after_an_edit(scripted_server, tmp_path):
 
 
 async def test_rename_across_files_on_disk(scripted_server, tmp_path):
-    project(tmp_path)
+    shop_project(tmp_path, GREET, MAIN)
     conv = conversation(scripted_server, tmp_path, config(jedi_entry()))
     done = await lsp_turn(scripted_server, conv, [
         {"action": "rename", "path": "main.py", "symbol": "greet", "new_name": "salute"},
@@ -104,7 +97,7 @@ async def test_rename_across_files_on_disk(scripted_server, tmp_path):
 
 
 async def test_a_server_killed_between_two_calls(scripted_server, tmp_path):
-    project(tmp_path)
+    shop_project(tmp_path, GREET, MAIN)
     conv = conversation(scripted_server, tmp_path, config(jedi_entry()))
     first = await lsp_turn(scripted_server, conv, [{"action": "definition", "path": "main.py", "symbol": "Greeter"}])
     [pid] = server_pids(tmp_path, "jedi-language-server")
@@ -118,7 +111,7 @@ async def test_a_server_killed_between_two_calls(scripted_server, tmp_path):
 
 
 async def test_utf16_columns_with_combining_characters(scripted_server, tmp_path):
-    project(tmp_path)
+    shop_project(tmp_path, GREET, MAIN)
     (tmp_path / "main.py").write_text(MAIN + 'label = "e\u0301te\u0301" + greet("c\u0327a")\n')
     conv = conversation(scripted_server, tmp_path, config(jedi_entry()))
     done = await lsp_turn(scripted_server, conv, [
@@ -133,7 +126,7 @@ async def test_utf16_columns_with_combining_characters(scripted_server, tmp_path
 async def test_a_rename_jedi_would_misplace_after_an_emoji_is_refused(scripted_server, tmp_path):
     """jedi-language-server counts columns in code points, not UTF-16: after an emoji its edits
     fall one character early. mm refuses such an edit rather than write it (docs/lsp.md)."""
-    project(tmp_path)
+    shop_project(tmp_path, GREET, MAIN)
     only = 'from shop.talk import greet as g\n\nmark = "\U0001F600" + g("x")\n'
     (tmp_path / "main.py").write_text(only)
     conv = conversation(scripted_server, tmp_path, config(jedi_entry()))

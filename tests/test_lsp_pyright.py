@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from lsp_helpers import config, conversation, lsp_turn, program, pyright_entry, texts
+from lsp_helpers import config, conversation, lsp_turn, program, pyright_entry, shop_project, texts
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None or program("pyright-langserver") is None,
                                 reason="pyright needs node and the pyright package")
@@ -18,15 +18,8 @@ MAIN = ('from shop.talk import greet\n\nmark = "\U0001F600e\u0301" + greet("x") 
         'print(greet("y"))\n')
 
 
-def project(tmp_path):
-    (tmp_path / "shop").mkdir()
-    (tmp_path / "shop" / "__init__.py").write_text("")
-    (tmp_path / "shop" / "talk.py").write_text(TALK)
-    (tmp_path / "main.py").write_text(MAIN)
-
-
 async def test_navigation_with_utf16_columns(scripted_server, tmp_path):
-    project(tmp_path)
+    shop_project(tmp_path, TALK, MAIN)
     conv = conversation(scripted_server, tmp_path, config(pyright_entry()))
     done = await lsp_turn(scripted_server, conv, [
         {"action": "references", "path": "main.py", "symbol": "greet", "line": 3},
@@ -45,7 +38,7 @@ async def test_navigation_with_utf16_columns(scripted_server, tmp_path):
 
 
 async def test_rename_on_a_line_with_an_emoji(scripted_server, tmp_path):
-    project(tmp_path)
+    shop_project(tmp_path, TALK, MAIN)
     conv = conversation(scripted_server, tmp_path, config(pyright_entry()))
     rename = {"action": "rename", "path": "main.py", "symbol": "greet", "line": 3, "new_name": "salute"}
     done = await lsp_turn(scripted_server, conv, [rename] * 4)  # until pyright has read the project (see below)
@@ -66,7 +59,7 @@ async def test_rename_on_a_line_with_an_emoji(scripted_server, tmp_path):
 
 
 async def test_diagnostics_after_an_edit(scripted_server, tmp_path):
-    project(tmp_path)
+    shop_project(tmp_path, TALK, MAIN)
     conv = conversation(scripted_server, tmp_path, config(pyright_entry()))
     scripted_server.add_tool_calls([{"id": "e1", "name": "edit_file", "arguments": {"path": "main.py", "edits": [
         {"old": 'print(greet("y"))', "new": 'print(greeting("y"))'}]}}])
