@@ -91,7 +91,7 @@ class EditorFrontEnd:
         `change`: the file change it plans, sent as its diff (before a permission is asked)."""
         update: dict[str, Any] = {"sessionUpdate": "tool_call", "toolCallId": acp_id,
                                   "title": tool_title(name, arguments, title),
-                                  "kind": kind or tool_kind(name, self.registry.get(name)), "status": "pending",
+                                  "kind": kind or tool_kind(name, self.registry.get(name), arguments), "status": "pending",
                                   "rawInput": arguments}
         locations = call_locations(name, arguments, self.cwd)
         if locations:

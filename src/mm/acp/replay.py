@@ -50,7 +50,7 @@ def _replayed_call(call: Any, results: dict, unanswered: list[str], cwd: Path, r
     tool = registry.get(name) if registry is not None else None
     update: dict[str, Any] = {"sessionUpdate": "tool_call", "toolCallId": call_id,
                               "title": tool_title(name, arguments, own_title(tool, arguments)),
-                              "kind": tool_kind(name, tool),
+                              "kind": tool_kind(name, tool, arguments),
                               "rawInput": arguments}
     locations = call_locations(name, arguments, cwd)
     if locations:

@@ -51,6 +51,7 @@ async def _serve(config: AgentConfig, wire: int, agent_file: Any) -> int:
     from mm.acp.wire import StdioTransport
     from mm.ask.agents import ask_depth
     from mm.skills import catalogue_of, shadowed_line, shadowed_skills
+    from mm.tools.lsp.servers import banner_note
     from mm.tools.registry import build_registry
 
     from mm.mcp import start_servers, stop_servers
@@ -62,7 +63,7 @@ async def _serve(config: AgentConfig, wire: int, agent_file: Any) -> int:
 
     def ready(endpoint: Any, facts: Any) -> None:  # the banner, then the server's warnings, once
         tools.refresh()  # with the MCP servers' tools ready by now
-        log(_banner(endpoint, facts.context_window, tools.names))
+        log(_banner(endpoint, facts.context_window, tools.names) + banner_note(config, tools.names))
         if tools.joining is not None:
             from mm.commands.mcp import servers_line
 

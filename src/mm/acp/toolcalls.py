@@ -19,14 +19,18 @@ KNOWN_KINDS = {"bash": "execute", "read_file": "read", "read_skill": "read", "wr
                "edit_file": "edit", "save_answer": "edit", "fetch_content": "fetch", "web_crawler": "fetch",
                "web_search": "fetch", "search_memory": "search", "ask_user": "other", "ask_agent": "other",
                "unload_model": "other",
-               "fs_read": "read", "fs_write": "edit", "file_edit": "edit"}
+               "fs_read": "read", "fs_write": "edit", "file_edit": "edit",
+               "lsp": "read"}
 DIFF_LIMIT = 2_000_000  # characters of old + new text above which a change travels as text
 
 
-def tool_kind(name: str, tool: Any = None) -> str:
-    """The ACP ToolKind of a call of `name` (`tool`: the registry's tool, when there is one);
-    an unknown kind is `execute` (mm-acp.md §Tool kinds)."""
-    kind = getattr(tool, "kind", None) or KNOWN_KINDS.get(name, "execute")
+def tool_kind(name: str, tool: Any = None, arguments: Any = None) -> str:
+    """The ACP ToolKind of a call of `name` with `arguments` (`tool`: the registry's tool, when
+    there is one; its `call_kind(arguments)` when it has one: lsp's rename is `edit`); an unknown
+    kind is `execute` (mm-acp.md §Tool kinds)."""
+    per_call = getattr(tool, "call_kind", None)
+    kind = (per_call(arguments) if callable(per_call) else None) or getattr(tool, "kind", None) or \
+        KNOWN_KINDS.get(name, "execute")
     return kind if kind in ACP_KINDS else "execute"
 
 
@@ -43,10 +47,10 @@ def own_title(tool: Any, arguments: Any) -> str | None:
 
 
 def call_locations(name: str, arguments: Any, cwd: Path) -> list[dict[str, str]]:
-    """`[{"path": <absolute path>}]` for a call naming a file (PATH_ARGUMENT's tools, fetch_content
-    with `output`), else []."""
+    """`[{"path": <absolute path>}]` for a call naming a file (PATH_ARGUMENT's tools, lsp's `path`,
+    fetch_content with `output`), else []."""
     args = arguments if isinstance(arguments, dict) else {}
-    key = PATH_ARGUMENT.get(name) or ("output" if name == "fetch_content" else None)
+    key = PATH_ARGUMENT.get(name) or {"lsp": "path", "fetch_content": "output"}.get(name)
     value = args.get(key) if key else None
     if not isinstance(value, str) or not value.strip():
         return []

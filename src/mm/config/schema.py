@@ -178,6 +178,28 @@ class FilesConfig:
 
 
 @dataclass
+class LspServerEntry:
+    """One language server of `lsp.servers` (mm-tools.md §lsp; docs/lsp.md): started over stdio
+    as `command` `args…` in the project root, for the files whose names end with one of
+    `extensions` (`.py`; the dot may be left out)."""
+
+    __pydantic_config__ = FORBID
+    name: Annotated[str, MinLen(1)]
+    command: Annotated[str, MinLen(1)]  # looked up on the PATH at start-up
+    extensions: Annotated[list[str], MinLen(1)]
+    args: list[str] = field(default_factory=list)
+    timeout: Annotated[float, Gt(0)] = 60.0  # seconds the server has for each answer, `initialize` included
+
+
+@dataclass
+class LspConfig:
+    """`lsp:`: the language servers the `lsp` tool talks to (mm-tools.md §lsp)."""
+
+    __pydantic_config__ = FORBID
+    servers: list[LspServerEntry] = field(default_factory=list)
+
+
+@dataclass
 class AgentConfig:
     """The whole agent file. Keys are camelCase, as in the references."""
 
@@ -218,6 +240,7 @@ class AgentConfig:
     files: FilesConfig = field(default_factory=FilesConfig)  # the `files` group's settings
     readBeforeWrite: bool = False  # write_file and edit_file refuse a file not read first (docs/tools-files.md)
     search: SearchConfig = field(default_factory=SearchConfig)  # glob_search, grep_search (toolsets: search)
+    lsp: LspConfig = field(default_factory=LspConfig)  # language servers for the lsp tool (docs/lsp.md)
 
 
 def constraint_names() -> dict[str, Any]:

@@ -62,8 +62,12 @@ def output_limit(tool: Any, ctx: ToolContext) -> int:
     return int(own(ctx)) if callable(own) else ctx.settings.max_output
 
 
-def rejection_text(name: str) -> str:
-    """The text a refused call returns (mm-tools.md, Permissions note)."""
+def rejection_text(name: str, tool: Any = None) -> str:
+    """The text a refused call returns (mm-tools.md, Permissions note): the tool's own
+    `rejection()` when it has one (lsp: `[rename rejected by the user]`)."""
+    own = getattr(tool, "rejection", None)
+    if callable(own):
+        return own()
     return REJECTED_BASH if name == "bash" else REJECTED.format(name=name)
 
 
@@ -97,7 +101,7 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
             result = ToolResult(problem, failed=True)
         else:
             result, arguments, title = await _hooked_run(tool, coerced, ctx, ui, permissions, yolo, call.id)
-    failed = result.failed and result.text != rejection_text(call.name)  # the user's refusal is no failure
+    failed = result.failed and result.text != rejection_text(call.name, tool)  # the user's refusal is no failure
     limit = output_limit(tool, ctx)
     result.text = held_to(result.text, limit)
     verdict = loops.record(call.name, call.arguments if call.arguments is not None else call.raw_arguments,
@@ -146,7 +150,7 @@ async def _hooked_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui
     else:
         result = await _permitted_run(tool, arguments, ctx, ui, permissions, yolo, call_id, before.decision)
     contexts = list(before.contexts)
-    refused = result.failed and result.text == rejection_text(tool.name)
+    refused = result.failed and result.text == rejection_text(tool.name, tool)
     ran = retitle is None and before.replace is None and not refused
     if ran and not ctx.cancelled.is_set():
         fields = {**fields, "tool_input": arguments, "tool_output": result.text, "tool_response": result.text,
@@ -207,7 +211,7 @@ async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext,
                 permissions.always_reject.add(tool.name)
             allowed = answer in ("allow_once", "allow_always")
         if not allowed:
-            return ToolResult(rejection_text(tool.name), failed=True)
+            return ToolResult(rejection_text(tool.name, tool), failed=True)
     ui.emit(ToolCallRunning(call_id))
     try:
         return await tool.run(arguments, ctx)

@@ -149,7 +149,7 @@ def _say_preferences(tools: list[Tool]) -> None:
 
 def core_tools(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: Path | None = None) -> Registry:
     """Declare the tools the configuration asks for (mm-tools.md: bashTool, skillsDir, editTools,
-    fetchContentTool, sessions.autoSearchMemory, askUserTool and unloadModels (neither beside a
+    lsp.servers, fetchContentTool, sessions.autoSearchMemory, askUserTool and unloadModels (neither beside a
     structuredOutput), mmConfigs, tools:; mnemo-tools.md: web_crawler, web_search).
     `env` (default os.environ) holds ENABLE_WEB_CRAWL, ENABLE_WEB_SEARCH, BRAVE_API_KEY, MM_ASK_DEPTH, and
     XDG_CONFIG_HOME and HOME for the user's skills. `cwd`, the working
@@ -168,6 +168,10 @@ def core_tools(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: P
         from mm.tools.write_file import WriteFile
 
         tools += [ReadFile(), WriteFile(config.readBeforeWrite), EditFile(config.readBeforeWrite)]
+    if config.lsp.servers:  # the lsp tool (mm-tools.md §lsp), imported only when servers are configured
+        from mm.tools.lsp import lsp_tools
+
+        tools += lsp_tools(config, env, cwd, _say_once)
     tools += _web_tools(config, env)
     if config.sessions.enabled and config.sessions.autoSearchMemory:
         from mm.tools.search_memory import SearchMemory

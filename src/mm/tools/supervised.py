@@ -70,17 +70,20 @@ class Supervisor:
         self._waiting: dict[int, tuple[asyncio.AbstractEventLoop, Command]] = {}
         self._exit_registered = False
 
-    def start(self, argv: list[str], cwd: Path, env: dict[str, str], output: int, errors: int | None = None) -> Command:
+    def start(self, argv: list[str], cwd: Path, env: dict[str, str], output: int | tuple[int, int, int],
+              errors: int | None = None) -> Command:
         """Have `argv` started in `cwd` with the environment `env`, stdout and stderr into the
         file open as `output` — stderr into `errors` when given (stdin from /dev/null, a new
-        session); returns at once (a failure to start comes through `Command.exited`). Call from a
+        session) — or, `output` being three descriptors, with them as its stdin, stdout and stderr
+        (the ends of pipes a language server talks over; the caller closes its copies once this
+        returns). Returns at once (a failure to start comes through `Command.exited`). Call from a
         running event loop. Raises SupervisorLost when the supervisor cannot be reached, OSError
         when it cannot be started.
         """
         loop = asyncio.get_running_loop()
         cid = next(self._ids)
         command = Command(cid, self, argv, cwd, loop.create_future())
-        fds = [output] if errors is None else [output, errors]
+        fds = list(output) if isinstance(output, tuple) else [output] if errors is None else [output, errors]
         message = {"op": "run", "id": cid, "argv": argv, "cwd": str(cwd), "env": env, "streams": len(fds)}
         with self._lock:
             sock = self._connect()

@@ -20,8 +20,10 @@ code, so the one that kills the commands must outlive it. The supervisor
   empties it every 0.25 s (the file is in append mode), so a detached job cannot fill the disk.
 
 Protocol, one JSON object per line. mm → supervisor: `{"op": "run", "id", "argv", "cwd", "env",
-"streams"}` with the output file's descriptor passed alongside (SCM_RIGHTS), stdout and stderr
-both; with `"streams": 2`, two descriptors: stdout's, then stderr's (execute_bash keeps them apart); `{"op": "kill", "id"}`;
+"streams"}` with descriptors passed alongside (SCM_RIGHTS): `"streams": 1`, the output file's, for
+stdout and stderr both; `2`, stdout's then stderr's (execute_bash keeps them apart); `3`, the
+command's stdin, stdout and stderr (pipes whose other ends mm holds: a language server,
+docs/lsp.md), closed here once the command started; `{"op": "kill", "id"}`;
 `{"op": "done", "id"}` (the call has returned: the output file is the supervisor's).
 Supervisor → mm: `{"op": "failed", "id", "step": "cwd" | "exec" | "argument", "errno"}`, or,
 once the command's first process ended, `{"op": "exit", "id", "code"}` (negative: killed by that
@@ -179,28 +181,36 @@ class Supervisor:
     def handle(self, message: dict) -> None:
         op, cid = message.get("op"), message.get("id")
         if op == "run":
-            count = 2 if message.get("streams") == 2 else 1
-            outs, self.fds = self.fds[:count], self.fds[count:]
-            self.run(cid, message, outs)
+            count = message.get("streams") if message.get("streams") in (1, 2, 3) else 1
+            fds, self.fds = self.fds[:count], self.fds[count:]
+            self.run(cid, message, fds)
         elif op == "kill":
             self.kill(cid)
         elif op == "done":
             self.done(cid)
 
     # -- commands
-    def run(self, cid: int, message: dict, outs: list[int]) -> None:
-        """Start one command in a new session (stdout into outs[0], stderr into the last); answer
-        `failed` when it cannot be."""
+    def run(self, cid: int, message: dict, fds: list[int]) -> None:
+        """Start one command in a new session; answer `failed` when it cannot be. `fds`: its
+        output file, its stdout and stderr files, or its stdin, stdout and stderr pipes (closed
+        here at once: mm holds their other ends)."""
         env = dict(message["env"])
         env[TAG] = f"{self.prefix}{cid}"
         try:
-            pid = spawn(message["argv"], message["cwd"], env, outs[0], outs[-1])
+            if len(fds) == 3:
+                pid = spawn(message["argv"], message["cwd"], env, fds[1], fds[2], stdin=fds[0])
+            else:
+                pid = spawn(message["argv"], message["cwd"], env, fds[0], fds[-1])
         except SpawnError as err:
             self.send({"op": "failed", "id": cid, "step": err.step, "errno": err.errno})
-            for fd in outs:
+            pid = None
+        if pid is None or len(fds) == 3:
+            for fd in fds:
                 os.close(fd)
-            return
-        self.outputs[cid] = outs
+            if pid is None:
+                return
+        else:
+            self.outputs[cid] = fds
         self.leaders[pid] = cid
         self.started[cid] = pid
 
@@ -321,11 +331,13 @@ class SpawnError(Exception):
         self.step, self.errno = step, errno
 
 
-def spawn(argv: list[str], cwd: str, env: dict, out: int, err: int) -> int:
+def spawn(argv: list[str], cwd: str, env: dict, out: int, err: int, stdin: int | None = None) -> int:
     """Start `argv` in `cwd` (posix_spawn: no copy of this process), the program looked up in
-    `env`'s PATH: a new session, stdin from /dev/null, stdout to `out` and stderr to `err` (the
-    same descriptor, or another), every signal the supervisor changed back to its default.
-    Returns the pid; raises SpawnError."""
+    `env`'s PATH: a new session, stdin from `stdin` (default /dev/null), stdout to `out` and
+    stderr to `err` (the same descriptor, or another), every signal the supervisor changed back to
+    its default. Returns the pid; raises SpawnError."""
+    first = (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0) if stdin is None else (os.POSIX_SPAWN_DUP2, stdin, 0)
+    streams = [first, (os.POSIX_SPAWN_DUP2, out, 1), (os.POSIX_SPAWN_DUP2, err, 2)]
     try:
         os.chdir(cwd)  # posix_spawn has no working-directory action: the supervisor goes there a moment
     except OSError as err:
@@ -335,11 +347,7 @@ def spawn(argv: list[str], cwd: str, env: dict, out: int, err: int) -> int:
     else:
         os.environ.pop("PATH", None)
     try:
-        return os.posix_spawnp(argv[0], argv, env, setsid=True, setsigdef=DEFAULT_SIGNALS, file_actions=[
-            (os.POSIX_SPAWN_OPEN, 0, os.devnull, os.O_RDONLY, 0),
-            (os.POSIX_SPAWN_DUP2, out, 1),
-            (os.POSIX_SPAWN_DUP2, err, 2),
-        ])
+        return os.posix_spawnp(argv[0], argv, env, setsid=True, setsigdef=DEFAULT_SIGNALS, file_actions=streams)
     except OSError as err:
         raise SpawnError("exec", err.errno or 0) from None
     except (ValueError, TypeError, IndexError):  # a NUL byte, a lone surrogate, no program

@@ -17,7 +17,7 @@ PLAN_LINES = 40  # lines of a todo list's checklist shown at least, whatever pre
 def call_header(name: str, arguments: Any, title: str | None = None) -> str:
     """The line shown for a call: `🛠️  bash: <command>`, `📝 edit_file: <path>` (`📝 fs_read: <path> (<mode>)`),
     `🌐 fetch_content: <url>` (`→ <file>` with output), `📖 read_skill: <name>`, `🧹 unload_model: <model>`,
-    or `🧰 <name>: …`.
+    `🔎 lsp: <action> <path> <symbol>`, or `🧰 <name>: …`.
 
     `title` is the tool's own (a declared tool's `<name>: <argv>`); a call that could not run
     (unknown tool, invalid arguments) shows its input as sent (mm-tools.md §Declared tools).
@@ -48,6 +48,8 @@ def _header(name: str, arguments: Any, title: str | None) -> str:
         return f"❓ ask_user: {len(args['questions'])} question(s)"
     if name == "read_skill" and "name" in args:
         return f"📖 read_skill: {args['name']}"
+    if name == "lsp" and title:
+        return f"🔎 {title}"
     if name == "save_answer" and title:
         return f"💾 {title}"
     if name == "ask_agent" and title:

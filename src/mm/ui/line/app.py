@@ -306,13 +306,14 @@ def model_command(config: AgentConfig, endpoint: Any) -> Any:
 
 def banner_line(config: AgentConfig, endpoint: Any, conv: Any) -> str:
     """The start-up banner: the model and where it runs (mm.llm.resolve.model_line), the context
-    window, the tools declared."""
+    window, the tools declared (and that no lsp server was found, when none was)."""
     from mm.llm.resolve import model_line
+    from mm.tools.lsp.servers import banner_note
 
     window = f"{conv.context_window} tokens" if conv.context_window else "unknown"
     conv.registry.refresh()  # the tools of the MCP servers ready by now
     return BANNER.format(version=__version__, model=model_line(endpoint), window=window,
-                         tools=", ".join(conv.registry.names) or "none")
+                         tools=", ".join(conv.registry.names) or "none") + banner_note(config, conv.registry.names)
 
 
 async def run_line_mode(config: AgentConfig, cwd: Path, input: Any = None, output: Any = None,
