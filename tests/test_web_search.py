@@ -120,7 +120,7 @@ async def test_unreachable_endpoint(tmp_path):
 # -- switching the web tools on (agent file and environment)
 
 def names(config: dict, env: dict) -> list[str]:
-    cfg = agent_config_adapter().validate_python({"bashTool": False, "editTools": False, "askUserTool": False,
+    cfg = agent_config_adapter().validate_python({"bashTool": False, "editTools": False, "askUserTool": False, "unloadModels": False,
                                                   **config})
     return build_registry(cfg, env).names
 
@@ -154,7 +154,7 @@ def test_unknown_web_key_is_refused():
 
 async def test_search_through_a_conversation(scripted_server, web, tmp_path):
     web.page("/s", json.dumps(ANSWER), headers=JSON)
-    config = {"bashTool": False, "editTools": False, "askUserTool": False, "webSearch": {"enabled": True, "apiKey": "K",
+    config = {"bashTool": False, "editTools": False, "askUserTool": False, "unloadModels": False, "webSearch": {"enabled": True, "apiKey": "K",
                                                                     "endpoint": web.origin + "/s"}}
     scripted_server.add_tool_calls([{"id": "c1", "name": "web_search", "arguments": {"query": "mm agent"}}])
     scripted_server.add_reply("found")
