@@ -24,6 +24,7 @@ from mm.tools.registry import build_registry, group_names
 EVERY_TOOL = {"saveAnswerTool": True, "fetchContentTool": True, "webCrawler": {"enabled": True},
               "webSearch": {"enabled": True, "apiKey": "key"}, "sessions": {"enabled": True, "autoSearchMemory": True},
               "mmConfigs": {"helper": {"command": ["helper-agent"], "description": "An agent to ask."}}}
+EVERY_TOOL["visionModel"] = "a-vision-model"  # describe_image (toolsets: vision; docs/vision.md)
 SKILL = "---\nname: example\ndescription: An example skill.\n---\nDo the example.\n"
 
 

@@ -6,7 +6,10 @@
     ChatClient(srv.base_url, "m") ...       # srv.base_url == "http://127.0.0.1:PORT/v1"
 
 Each POST to a path ending in /chat/completions takes the next scripted response (HTTP 500 with
-NO_MORE once the script is used up) and records its JSON body in `requests`. An SSE body is sent
+NO_MORE once the script is used up) and records its JSON body in `requests`. A request whose
+messages carry an image (an `image_url` content part: describe_image's) is answered from a script
+of its own instead (`add_image`, `add_image_reply`; NO_MORE once used up) and recorded in
+`image_requests` (headers in `image_request_headers`), so it never shifts the chat script. An SSE body is sent
 with chunked transfer encoding, then the connection closes. `abandoned` tells, per SSE response,
 whether the client closed before everything was sent; to observe it, give `delay` (or `$sleep`
 items) so the server is still sending when the client gives up. A chunk list may hold
@@ -14,7 +17,7 @@ items) so the server is still sending when the client gives up. A chunk list may
 
 Run as `python tests/scripted_server.py script.json [--port N] [--log requests.json]`: the script
 is a list of responses (or {"responses": [...], "models": [...], "props": {...}, "show": {...},
-"ps": {...}, "version": {...}, "tags": {...}, "router": {...}, "lmstudio": [...]}),
+"ps": {...}, "version": {...}, "tags": {...}, "router": {...}, "lmstudio": [...], "images": [...]}),
 each in the form `add()` takes; it prints the base URL, then serves until SIGTERM or SIGINT.
 """
 
@@ -63,6 +66,10 @@ class ScriptedServer:
         self.requests: list[Any] = []
         self.request_headers: list[dict[str, str]] = []
         self.requests_file: str | None = None
+        self.image_requests: list[Any] = []  # the bodies of requests that carry an image
+        self.image_request_headers: list[dict[str, str]] = []
+        self._image_script: deque[dict] = deque()
+        self._to_images = False  # add_image is pushing: _push goes to the image script
         self._script: deque[dict] = deque()
         self._abandoned: list[bool] = []
         self._lock = threading.Condition()
@@ -165,6 +172,19 @@ class ScriptedServer:
         else:
             raise ValueError(f"unknown scripted response: {spec!r}")
 
+    def add_image(self, spec: dict) -> None:
+        """One response for the next request that carries an image, in any form `add` takes."""
+        with self._lock:  # reentrant: _push takes it again
+            self._to_images = True
+            try:
+                self.add(spec)
+            finally:
+                self._to_images = False
+
+    def add_image_reply(self, content: str) -> None:
+        """A streamed text answer for the next request that carries an image."""
+        self.add_image({"reply": content})
+
     @property
     def abandoned(self) -> list[bool]:
         """Per SSE response: did the client close before all was sent (waits for responses in flight)."""
@@ -184,9 +204,11 @@ class ScriptedServer:
     # -- used by the handler
     def _push(self, response: dict) -> None:
         with self._lock:
-            self._script.append(response)
+            (self._image_script if self._to_images else self._script).append(response)
 
     def _take(self, body: Any, headers: dict[str, str]) -> dict:
+        if _carries_image(body):
+            return self._take_image(body, headers)
         with self._lock:
             self.requests.append(body)
             self.request_headers.append(headers)
@@ -195,6 +217,15 @@ class ScriptedServer:
                 _write_atomic(self.requests_file, json.dumps(self.requests, ensure_ascii=False, indent=1))
             if self._script:
                 return self._script.popleft()
+        return {"kind": "json", "body": NO_MORE, "status": 500, "headers": {}}
+
+    def _take_image(self, body: Any, headers: dict[str, str]) -> dict:
+        with self._lock:
+            self.image_requests.append(body)
+            self.image_request_headers.append(headers)
+            self._active += 1
+            if self._image_script:
+                return self._image_script.popleft()
         return {"kind": "json", "body": NO_MORE, "status": 500, "headers": {}}
 
     def _done(self, abandoned: bool | None) -> None:
@@ -397,6 +428,14 @@ def _error(code: int, message: str) -> dict:
     return {"error": {"code": code, "message": message, "type": "invalid_request_error"}}
 
 
+def _carries_image(body: Any) -> bool:
+    """Whether a chat request's messages hold an `image_url` content part."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    return any(isinstance(part, dict) and part.get("type") == "image_url"
+               for message in messages or [] if isinstance(message, dict) and isinstance(message.get("content"), list)
+               for part in message["content"])
+
+
 def _chunked(data: bytes) -> bytes:
     """One HTTP/1.1 chunk (the empty one ends the body)."""
     return b"%x\r\n%s\r\n" % (len(data), data)
@@ -455,6 +494,8 @@ def main(argv: list[str]) -> int:
             setattr(srv, key, script[key])
     for spec in script.get("responses", []):
         srv.add(spec)
+    for spec in script.get("images", []):
+        srv.add_image(spec)
     srv.requests_file = log
     srv.start()
     print(srv.base_url, flush=True)

@@ -138,8 +138,9 @@ async def test_binary_and_image_files_fail_fast(scripted_server, tmp_path):
         "binary": True, "is_image": False}
     assert await session.read("pic.png") == {
         "error": True, "binary": True, "is_image": True,
-        "message": f"'{tmp_path / 'pic.png'}' is an image, not a text file. Use the describe_image tool to inspect "
-                   "it (it answers questions about images), not a file-reading tool."}
+        "message": f"'{tmp_path / 'pic.png'}' is an image, not a text file, and no tool in this conversation can see "
+                   "images: describe_image is declared only with a vision model (visionModel and toolsets: vision in "
+                   "the agent file)."}  # with describe_image declared, the pointer: tests/test_vision.py
     assert (await session.read("doc.pdf"))["message"].endswith("can't be read as text. Read it with mode \"PDF\".")
     (tmp_path / "ctl.txt").write_bytes(bytes(range(1, 9)) * 50)  # control characters, no NUL
     assert (await session.read("ctl.txt"))["binary"] is True

@@ -21,6 +21,7 @@ def check(config: AgentConfig, where: Where) -> str | None:
     for problem in (_base_url(config, where), _model_file(config, where), _tools(config, where),
                     _asked_agents(config, where), _hooks(config, where), _toolsets(config, where),
                     _mcp_servers(config, where),
+                    _vision_model(config, where),
                     _structured_output(config, where)):
         if problem:
             return problem
@@ -64,15 +65,19 @@ def _structured_output(config: AgentConfig, where: Where) -> str | None:
 
 
 def _base_url(config: AgentConfig, where: Where) -> str | None:
-    from urllib.parse import urlsplit
-
     url = config.baseUrl
     if not url:
         if config.provider in ("openai", "llmman"):
             return (f"{where(('provider',))}: provider: {config.provider} has no usual address — set baseUrl "
                     "(or --base-url URL) to the server's OpenAI-compatible endpoint")
         return None
-    at = f"{where(('baseUrl',))}: baseUrl: {url!r}"
+    return _url_problem(url, f"{where(('baseUrl',))}: baseUrl: {url!r}")
+
+
+def _url_problem(url: str, at: str) -> str | None:
+    """What is wrong with `url` as a model server's OpenAI base (`at` starts the message), or None."""
+    from urllib.parse import urlsplit
+
     if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in url):
         return f"{at} holds a space or a control character — write the URL alone, e.g. {EXAMPLE_URL}"
     try:
@@ -87,6 +92,19 @@ def _base_url(config: AgentConfig, where: Where) -> str | None:
         return f"{at}: port 0 is not a port a server listens on"
     if parts.query or parts.fragment:
         return f"{at} must not have a query or a fragment: mm appends /chat/completions to it"
+    return None
+
+
+def _vision_model(config: AgentConfig, where: Where) -> str | None:
+    """`toolsets` naming `vision` needs a `visionModel`; its baseUrl, when given, is a URL (docs/vision.md)."""
+    from mm.tools.vision import NO_VISION_MODEL
+
+    vision = config.visionModel
+    if vision is None and "vision" in config.toolsets:
+        return f"{where(('toolsets', config.toolsets.index('vision')))}: toolsets: " + NO_VISION_MODEL
+    url = getattr(vision, "baseUrl", None)
+    if url is not None:
+        return _url_problem(url, f"{where(('visionModel', 'baseUrl'))}: visionModel.baseUrl: {url!r}")
     return None
 
 

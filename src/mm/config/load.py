@@ -111,7 +111,7 @@ def _validate(data: dict[str, Any], where: Any, from_files: bool) -> AgentConfig
     try:
         return agent_config_adapter().validate_python(data)
     except ValidationError as err:
-        raise ConfigError(_describe(err.errors()[0], where)) from None
+        raise ConfigError(_describe(_chosen(err.errors()), where)) from None
 
 
 def agent_config_adapter() -> Any:
@@ -133,6 +133,21 @@ def _only_names(data: dict[str, Any]) -> bool:
 
     return (all(k in ("model", "baseUrl", "provider", "apiKey") and isinstance(v, str) for k, v in data.items())
             and data.get("provider", "openai") in get_args(Provider))
+
+
+def _chosen(errors: list[dict]) -> dict:
+    """The error to report: the first, or, when every error is of one member of a union (a
+    visionModel that is neither a name nor a `{model, baseUrl, apiKey}`), the member that got
+    furthest — the one of the input's kind; pydantic's member tags taken out of its loc."""
+    import dataclasses
+
+    from mm.config import schema
+
+    tags = {"str", "constrained-str"} | {n for n, obj in vars(schema).items() if dataclasses.is_dataclass(obj)}
+    plain = [dict(e, loc=tuple(p for p in e["loc"] if p not in tags)) for e in errors]
+    if len(errors) > 1 and all(set(e["loc"]) & tags for e in errors):
+        return max(plain, key=lambda e: len(e["loc"]))
+    return plain[0]
 
 
 def _describe(error: dict, where: Any) -> str:

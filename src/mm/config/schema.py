@@ -200,6 +200,17 @@ class LspConfig:
 
 
 @dataclass
+class VisionModelEntry:
+    """`visionModel` as `{model, baseUrl, apiKey}`: the vision model describe_image asks, on
+    another server (docs/vision.md). Without baseUrl, the agent's own server (and its key)."""
+
+    __pydantic_config__ = FORBID
+    model: Annotated[str, MinLen(1)]
+    baseUrl: str | None = None  # the server's OpenAI-compatible endpoint; None: the agent's own server
+    apiKey: str | None = None  # sent as a Bearer token; None on another server: no key (the agent's is never sent there)
+
+
+@dataclass
 class AgentConfig:
     """The whole agent file. Keys are camelCase, as in the references."""
 
@@ -241,6 +252,7 @@ class AgentConfig:
     readBeforeWrite: bool = False  # write_file and edit_file refuse a file not read first (docs/tools-files.md)
     search: SearchConfig = field(default_factory=SearchConfig)  # glob_search, grep_search (toolsets: search)
     lsp: LspConfig = field(default_factory=LspConfig)  # language servers for the lsp tool (docs/lsp.md)
+    visionModel: Annotated[str, MinLen(1)] | VisionModelEntry | None = None  # describe_image's model (docs/vision.md)
 
 
 def constraint_names() -> dict[str, Any]:

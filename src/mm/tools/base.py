@@ -13,7 +13,8 @@ ToolKind = Literal["execute", "read", "edit", "fetch", "search", "other"]
 # The file tools, and the argument naming the file each reads or writes (file_edit says
 # file_path: mnemo-tools.md), for the front ends' titles, headers and locations.
 PATH_ARGUMENT = {"read_file": "path", "write_file": "path", "edit_file": "path", "save_answer": "path",
-                 "fs_read": "path", "fs_write": "path", "file_edit": "file_path"}
+                 "fs_read": "path", "fs_write": "path", "file_edit": "file_path",
+                 "describe_image": "image_path"}
 ParamType = Literal["string", "integer", "number", "boolean", "array", "object"]
 
 

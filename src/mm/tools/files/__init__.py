@@ -11,9 +11,11 @@ from mm.tools.base import Tool
 
 
 def tools(config: AgentConfig, env: Mapping[str, str], cwd: Path | None) -> list[Tool]:
-    """The group's tools for `config` (files.docMaxTokens); `env` and `cwd` are not used."""
+    """The group's tools for `config` (files.docMaxTokens; whether describe_image is declared
+    beside them, for fs_read's refusal of an image); `env` and `cwd` are not used."""
     from mm.tools.files.edit import FileEdit
     from mm.tools.files.read import FsRead
     from mm.tools.files.write import FsWrite
+    from mm.tools.vision import declared
 
-    return [FsRead(doc_max_tokens=config.files.docMaxTokens), FsWrite(), FileEdit()]
+    return [FsRead(doc_max_tokens=config.files.docMaxTokens, describer=declared(config)), FsWrite(), FileEdit()]

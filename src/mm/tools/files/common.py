@@ -18,6 +18,12 @@ IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".webp", ".tiff", "
 BINARY_SNIFF_BYTES = 8192  # a NUL byte in the first 8 KiB means binary, as read_file and git decide
 IS_IMAGE = ("'{path}' is an image, not a text file. Use the describe_image tool to inspect it (it answers "
             "questions about images), not a file-reading tool.")
+# IS_IMAGE points at describe_image only where it is declared and takes the format (docs/vision.md).
+IS_IMAGE_UNSEEN = ("'{path}' is an image, not a text file, and no tool in this conversation can see images: "
+                   "describe_image is declared only with a vision model (visionModel and toolsets: vision in the "
+                   "agent file).")
+IS_IMAGE_OTHER_FORMAT = ("'{path}' is an image, not a text file, in a format describe_image does not take ({suffix}; "
+                         "it takes {formats}).")
 IS_BINARY = "'{path}' appears to be a binary file and can't be read as text."
 USE_MODE = ' Read it with mode "{mode}".'  # a .pdf or .docx read as text
 DOCUMENT_MODES = {".pdf": "PDF", ".docx": "DOCX"}
@@ -114,6 +120,22 @@ def _control_share(text: str) -> float:
         return 0.0
     controls = sum(1 for ch in text if (ch < " " and ch not in TEXT_CONTROLS) or ch == "\x7f")
     return controls / len(text)
+
+
+def image_pointer(payload: dict[str, Any], where: Path, describer: bool) -> dict[str, Any]:
+    """`payload` (a refusal of binary_message) made true of this conversation: an image's message
+    points at describe_image only when it is declared (`describer`) and takes the image's format;
+    otherwise it says why no tool can see the image. Other refusals are returned as they are."""
+    if not payload.get("is_image"):
+        return payload
+    from mm.tools.vision.images import SUPPORTED
+
+    if not describer:
+        return {**payload, "message": IS_IMAGE_UNSEEN.format(path=where)}
+    if where.suffix.lower() not in SUPPORTED:
+        message = IS_IMAGE_OTHER_FORMAT.format(path=where, suffix=where.suffix.lower(), formats=", ".join(SUPPORTED))
+        return {**payload, "message": message}
+    return payload
 
 
 def binary_message(where: Path, head: bytes) -> dict[str, Any] | None:

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from mm.tools.base import Param, ToolContext, ToolKind, ToolResult
-from mm.tools.files.common import NOT_A_FILE, NOT_FOUND, PATH_REQUIRED, doc_max_tokens, error, resolve, result
+from mm.tools.files.common import (NOT_A_FILE, NOT_FOUND, PATH_REQUIRED, doc_max_tokens, error, image_pointer,
+                                   resolve, result)
 
 MODES = ("Line", "Search", "Directory", "CSV", "JSON", "JSONL", "PDF", "DOCX")
 INVALID_MODE = "Invalid mode '{mode}'. Use 'Line', 'Search', 'Directory', 'CSV', 'JSON', 'JSONL', 'PDF', or 'DOCX'"
@@ -90,6 +91,7 @@ class FsRead:
     """The fs_read tool: kind `read`, no permission, the path as location."""
 
     doc_max_tokens: int | None = None  # files.docMaxTokens; None: the default (common.doc_max_tokens)
+    describer: bool = False  # describe_image is declared beside it (an image's refusal points there)
     name: str = "fs_read"
     kind: ToolKind = "read"
     description: str = DESCRIPTION
@@ -127,7 +129,7 @@ class FsRead:
         except Cancelled:
             return ToolResult(CANCELLED, failed=True, locations=[where])
         except NotText as err:
-            return result(err.payload, where)
+            return result(image_pointer(err.payload, where, self.describer), where)
         except FileRefused as err:
             return result(error(str(err)), where)
         except OSError as err:
