@@ -363,3 +363,16 @@ async def test_fs_read_points_at_describe_image_only_where_it_is_declared_and_ta
     assert (await both.read("scan.tiff"))["message"] == (
         f"'{tmp_path / 'scan.tiff'}' is an image, not a text file, in a format describe_image does not take (.tiff; "
         f"it takes {SUPPORTED}).")
+
+
+def test_mm_config_never_prints_the_vision_model_s_key(tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "agent.yaml").write_text("visionModel:\n  model: llava\n  baseUrl: http://127.0.0.1:8081/v1\n"
+                                     "  apiKey: vision-secret\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MM_", "OPENAI_"))} | {"HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "mm", "config", "-c", "agent.yaml"], cwd=work, env=env,
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    assert "vision-secret" not in done.stdout
+    assert "  apiKey: '********'                    # agent.yaml:4 (hidden)" in done.stdout

@@ -4,8 +4,8 @@
 The output is YAML an agent file can take: every key of the schema with its value, and a
 comment naming where the value came from — `<file>:<line>`, a variable (`OPENAI_BASE_URL`,
 `MM_MODEL`), a flag (`--model`) or `default`; a value expanded from `${VAR}` names the variables.
-Secrets (`apiKey`, `webSearch.apiKey`, the values of an MCP server's `env` and `headers`) are
-never printed.
+Secrets (`apiKey`, `webSearch.apiKey`, `visionModel.apiKey`, the values of an MCP server's `env`
+and `headers`) are never printed.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ FILES = "# agent files, the later over the earlier: {files}"
 NO_FILES = "# agent files: none (the defaults)"
 INSTRUCTIONS = "# {line}"
 HIDDEN = "********"  # a secret's value
-SECRETS = {("apiKey",), ("webSearch", "apiKey")}
+SECRETS = {("apiKey",), ("webSearch", "apiKey"), ("visionModel", "apiKey")}
 COMMENT_COLUMN = 40
 
 
