@@ -79,7 +79,8 @@ class World:
             "webCrawler": {"enabled": True, "allowedHosts": ["127.0.0.1", "localhost"]},
             "webSearch": {"enabled": True, "apiKey": "k", "endpoint": web.origin + "/search"},
             "sessions": {"enabled": True, "autoSearchMemory": True},
-            "toolsets": ["core", "files"], "files": {"docMaxTokens": FS_READ_TOKENS},
+            "toolsets": ["core", "files", "vision"], "files": {"docMaxTokens": FS_READ_TOKENS},
+            "visionModel": "m",  # describe_image asks the loopback site, which sees no image
             "mmConfigs": {"helper": {"command": [str(root / "no-such-agent")]}},
             "tools": [{"name": "echo_args", "command": ["printf", "%s|", "{{text}}", "{{count}}"],
                        "parameters": {"text": {"type": "string"},
@@ -120,6 +121,10 @@ def _make_nodes(cwd: Path) -> None:
     for link, target in (("link-fifo", "fifo"), ("link-zero", "zero-device"), ("link-dir", "dir"),
                          ("link-dangling", "missing"), ("link-loop", "link-loop")):
         (cwd / link).symlink_to(target)
+    # images for describe_image: a real one, and ones that lead to a FIFO and a device
+    (cwd / "pic.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00" * 64)
+    (cwd / "pic-fifo.png").symlink_to("fifo")
+    (cwd / "pic-zero.jpg").symlink_to("zero-device")
 
 
 def snapshot(folder: Path, skip: Path) -> dict[str, tuple]:
@@ -235,6 +240,8 @@ FIELD_VALUES = {
     "url": mostly(URLS, NOT_TEXT), "baseUrl": mostly(URLS, NOT_TEXT, 1), "command": commands(), "edits": edits(), "questions": questions(),
     "name": st.one_of(st.sampled_from(["demo", "fifo", "../demo", "nope", ""]), STRINGS),
     "agent": st.one_of(st.sampled_from(["helper", "nobody"]), STRINGS),
+    "image_path": mostly(st.one_of(st.sampled_from(["pic.png", "pic-fifo.png", "pic-zero.jpg", "dir"]), paths()),
+                         NOT_TEXT),
 }
 
 
@@ -298,7 +305,7 @@ def check_result(name: str, args, text: str, failed: bool) -> None:
 
 TOOL_NAMES = ["bash", "read_skill", "read_file", "write_file", "edit_file", "fetch_content", "web_crawler",
               "web_search", "search_memory", "ask_user", "save_answer", "ask_agent", "unload_model", "echo_args", "fs_read", "fs_write",
-              "file_edit"]
+              "file_edit", "describe_image"]
 
 
 def test_every_tool_is_fuzzed(world):
