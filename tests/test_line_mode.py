@@ -180,24 +180,11 @@ async def test_esc_at_the_permission_prompt_rejects_and_stops_the_turn(scripted_
     assert sent[-1] == {"role": "user", "content": "line one\nline two"}  # Esc-Enter works again after
 
 
-async def test_esc_at_an_ask_user_question_cancels_it_and_stops_the_turn(scripted_server, tmp_path):
-    scripted_server.add_tool_calls([{"id": "q1", "name": "ask_user", "arguments": {"questions": [
-        {"question": "Name?"}, {"question": "Age?"}]}}])
-    scripted_server.add_reply("next turn")  # the stopped turn asks for nothing more: the next one gets it
-    shown = await drive(scripted_server, tmp_path, ["go\r", ESC, "again\r", "/quit\r"])
-    assert "❓ Name?" in shown and "❓ Age?" not in shown
-    assert "next turn" in shown and len(scripted_server.requests) == 2
-    sent = scripted_server.requests[1]["messages"]  # the next turn's request: the cancelled one asked nothing more
-    assert sent[-2] == {"role": "tool", "tool_call_id": "q1",
-                        "content": "[the question was cancelled before the user answered]"}
-    assert sent[-1] == {"role": "user", "content": "again"}
-
-
-async def test_skip_at_an_ask_user_question_declines_the_whole_form(scripted_server, tmp_path):
+async def test_esc_at_an_ask_user_question_declines_the_whole_form(scripted_server, tmp_path):
     scripted_server.add_tool_calls([{"id": "q1", "name": "ask_user", "arguments": {"questions": [
         {"question": "Name?"}, {"question": "Age?"}]}}])
     scripted_server.add_reply("ok, going on without it")
-    shown = await drive(scripted_server, tmp_path, ["go\r", "/skip\r", "/quit\r"])
+    shown = await drive(scripted_server, tmp_path, ["go\r", ESC, "/quit\r"])
     assert "❓ Name?" in shown and "❓ Age?" not in shown
     assert "ok, going on without it" in shown  # declined, not cancelled: the turn goes on
     assert scripted_server.requests[1]["messages"][-1] == {"role": "tool", "tool_call_id": "q1",

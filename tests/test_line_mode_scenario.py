@@ -1,6 +1,6 @@
 """Every scenario of line mode in one run on a real pseudo-terminal, then `mm --resume` in a second
 process: a tool call, the four answers of the 🔐 prompt (and that `s`/`n` survive /new), the diff
-shown before a file change, ask_user answered and declined with /skip, Esc at the 🔐 prompt,
+shown before a file change, ask_user answered and declined with Esc, Esc at the 🔐 prompt,
 /compact, /new, /memory, Esc and Ctrl-C during a running command, /usage, /quit.
 
 The model is the in-process scripted server; what ran is checked through the files the calls made
@@ -34,7 +34,7 @@ def script(srv) -> None:
     srv.add_tool_calls([{"name": "edit_file", "arguments": {"path": "notes.txt",
                                                            "edits": [{"old": "new line", "new": "edited line"}]}}])
     srv.add_reply("Files handled.")
-    # ask_user declined with /skip, then answered
+    # ask_user declined with Esc, then answered
     srv.add_tool_calls([{"id": "q1", "name": "ask_user", "arguments": {"question": "Your name?"}}])
     srv.add_reply("Going on without a name.")
     srv.add_tool_calls([{"id": "q2", "name": "ask_user", "arguments": {
@@ -125,12 +125,12 @@ def test_every_line_mode_scenario_in_one_run_then_resume(scripted_server, tmp_pa
         assert scripted_server.requests[0]["messages"][-1] == {"role": "user", "content": "make the\nfiles"}
         assert "\x1b[32m+1 │ new line" in term.raw.decode()  # a colour terminal: added rows green
 
-        # ask_user: /skip declines the whole form, the turn goes on (Esc cancels: test_line_mode_terminal.py)
+        # ask_user: Esc declines the whole form, the turn goes on
         term.write("ask my name\r")
         term.expect("❓ Your name?")
         term.expect("/skip declines)")
         term.expect("?")  # the answer's prompt is open: it reads the keys
-        term.write("/skip\r")
+        term.write(b"\x1b")
         term.expect("Going on without a name.")
         term.expect("⚙ ")
         term.expect("›")

@@ -135,33 +135,3 @@ def test_the_permission_prompt_reads_keys_during_a_turn(scripted_server, tmp_pat
         os.write(fd, b"a\r")
         read_until(fd, b"file op(s)")
         assert (tmp_path / "allowed").exists()
-
-
-@pytest.mark.parametrize("key", [b"\x1b", b"\x03"], ids=["esc", "ctrl-c"])
-@pytest.mark.parametrize("where", ["permission", "ask_user"])
-def test_esc_and_ctrl_c_at_a_question_cancel_it_and_stop_the_turn_alike(scripted_server, tmp_path, key, where):
-    """docs/line-mode.md §Keys: at the 🔐 prompt and at an ask_user question, Esc does what Ctrl-C
-    does — the question is given up, the turn stops (nothing more is asked of the model), and the
-    next prompt is an ordinary one."""
-    (tmp_path / ".mm").mkdir()
-    (tmp_path / ".mm" / "agent.yaml").write_text("yolo: false\n")
-    call = {"id": "c1", "name": "bash", "arguments": {"command": "touch never-made"}} if where == "permission" else \
-        {"id": "c1", "name": "ask_user", "arguments": {"question": "Your name?"}}
-    scripted_server.add_tool_calls([call])
-    scripted_server.add_reply("the next turn's answer")
-    with line_mode_on_terminal(scripted_server, tmp_path) as fd:
-        os.write(fd, b"go\r")
-        read_until(fd, b"allow?" if where == "permission" else b"/skip declines)")
-        time.sleep(0.3)  # the answer's prompt is open and reads the keys
-        os.write(fd, key)
-        seen = read_until(fd, "›".encode())
-        os.write(fd, b"again\r")
-        seen += read_until(fd, b"the next turn's answer")
-        read_until(fd, "›".encode())
-        assert b"Traceback" not in seen
-    assert not (tmp_path / "never-made").exists()
-    assert len(scripted_server.requests) == 2  # the stopped turn asked the model nothing more
-    sent = scripted_server.requests[1]["messages"]
-    result = "[command rejected by the user]" if where == "permission" else \
-        "[the question was cancelled before the user answered]"
-    assert sent[-2:] == [{"role": "tool", "tool_call_id": "c1", "content": result}, {"role": "user", "content": "again"}]

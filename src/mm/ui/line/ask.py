@@ -16,7 +16,7 @@ DEFAULT_LINE = "  default: {default}"  # under a confirm or text question (a cho
 async def ask_in_line_mode(questions: list[Question], prompt: Callable[[str], Any], say: Callable[[str], None],
                            stop: Callable[[str], None],
                            command: Callable[[str], Awaitable[str | None]] | None = None) -> list[str] | str:
-    """Ask `questions` one by one; return the answers, "declined" (/skip) or "cancelled".
+    """Ask `questions` one by one; return the answers, "declined" (/skip, Esc) or "cancelled".
 
     The `❓ ask_user: N question(s)` line is the tool call's own header, shown before this.
 
@@ -26,10 +26,9 @@ async def ask_in_line_mode(questions: list[Question], prompt: Callable[[str], An
     mm.ui.line.commands.question_command), or None when the line is no command — "other slash
     commands keep their meaning" (mm-tools.md §ask_user, Line mode): its text is shown, then the
     question again. An empty line takes the default, else asks again; a line that does not answer
-    prints the hint again. The commands are matched without regard to case. Esc, Ctrl-C or end
-    of input cancel the question and stop the turn, as `/abort` does: in line mode these keys
-    cancel the turn in flight (mm-tools.md §bash, Cancellation), at the `🔐` prompt too
-    (docs/line-mode.md).
+    prints the hint again. The commands are matched without regard to case. Esc declines the
+    whole form, as `/skip` does (the window's rule, mm-tools.md §ask_user; docs/line-mode.md);
+    Ctrl-C or end of input cancels it and stops the turn.
     """
     answers: list[str] = []
     for question in questions:
@@ -37,7 +36,9 @@ async def ask_in_line_mode(questions: list[Question], prompt: Callable[[str], An
         while True:
             try:
                 line = await prompt(ANSWER_PROMPT)
-            except (EscapePressed, EOFError, KeyboardInterrupt):
+            except EscapePressed:
+                return "declined"
+            except (EOFError, KeyboardInterrupt):
                 stop("/abort")
                 return "cancelled"
             word = line.strip().lower()

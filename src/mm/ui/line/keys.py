@@ -1,6 +1,5 @@
 """Line mode's keys at its prompts: Esc-Enter adds a line and Ctrl-X Ctrl-E opens $EDITOR at the
-main prompt; Esc at a `🔐` or ask_user prompt cancels the question and the turn, as Ctrl-C does
-(docs/line-mode.md §Keys).
+main prompt; Esc at a `🔐` or ask_user prompt gives up the question (docs/line-mode.md §Keys).
 
 prompt_toolkit is imported on first use (start-up time).
 """
