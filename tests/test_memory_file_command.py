@@ -49,7 +49,7 @@ def test_acp_advertises_and_answers_it(tmp_path, scripted_server):
         _, shown = command(agent, sid, "/memory-file")
         assert shown == "~/.config/mm/MEMORY.md: 2 entries, 14/2200 characters\none\n\n---\n\ntwo"
         _, helped = command(agent, sid, "/help")
-        assert "/memory-file  Show MEMORY.md, the notes the memory tool keeps (docs/memory.md)" in helped
+        assert "/memory-file   Show MEMORY.md, the notes the memory tool keeps (docs/memory.md)" in helped
     finally:
         agent.stderr()
     assert scripted_server.requests == []
