@@ -63,3 +63,23 @@ def test_acp_advertises_and_answers_it(tmp_path, scripted_server):
         assert "/memory-file" not in helped  # advertised only with the tool
     finally:
         agent.stderr()
+
+
+def test_an_editor_sees_the_memory_change_as_a_diff(tmp_path, scripted_server):
+    """Over ACP the memory tool is a tool call of kind `edit` whose content is MEMORY.md's diff."""
+    cwd = Path(os.path.realpath(tmp_path))
+    memory = cwd / "home" / ".config" / "mm" / "MEMORY.md"
+    scripted_server.add_tool_calls([{"name": "memory", "arguments": {"action": "add", "text": "[user] likes tea"}}])
+    scripted_server.add_reply("Noted.")
+    agent, sid = start(cwd, scripted_server, {"toolsets": ["core", "memory"]})
+    try:
+        answer, updates = agent.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "tea"}]})
+        assert answer["result"]["stopReason"] == "end_turn"
+    finally:
+        agent.stderr()
+    calls = [m["params"]["update"] for m in updates if m.get("method") == "session/update"
+             and m["params"]["update"]["sessionUpdate"] in ("tool_call", "tool_call_update")]
+    assert calls[0]["kind"] == "edit" and calls[0]["title"] == "memory: add [user] likes tea"
+    (done,) = [c for c in calls if c.get("status") == "completed"]
+    assert {"type": "diff", "path": str(memory), "newText": "[user] likes tea\n"} in done["content"]  # a new file
+    assert memory.read_text() == "[user] likes tea\n"

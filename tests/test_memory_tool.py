@@ -380,3 +380,18 @@ async def test_an_unreadable_file_is_said_in_the_prompt(scripted_server, tmp_pat
     prompt = make_conversation(scripted_server.base_url, tmp_path, MEMORY).history[0]["content"]
     assert prompt.endswith(f"[mm: your memory file cannot be used: {path} is not UTF-8 text; nothing was changed — "
                            "fix or move that file, then try again.]")
+
+
+def test_mm_p_sends_the_file_in_its_system_prompt(scripted_server, tmp_path):
+    from mm_runs import agent_file, one_shot
+
+    work, config = tmp_path / "work", tmp_path / "config"
+    agent_file(work, "toolsets: [core, memory]\n")
+    (config / "mm").mkdir(parents=True)
+    (config / "mm" / "MEMORY.md").write_text("[user] Answers in French.\n")
+    scripted_server.add_tool_calls([call("add", text="[project] uses make")])
+    scripted_server.add_reply("Fait.")
+    done = one_shot(scripted_server, work, "hello", env={"XDG_CONFIG_HOME": str(config)})
+    assert done.returncode == 0, done.stderr
+    assert system_of(scripted_server.requests[0]).endswith("\n\n[user] Answers in French.")
+    assert (config / "mm" / "MEMORY.md").read_text() == "[user] Answers in French.\n\n---\n\n[project] uses make\n"
