@@ -21,6 +21,14 @@ PROBE_FIRST_CHARS = 2048  # a longer prompt waits for the server's window: one t
 SESSION_NOT_SAVED = "[warning: the session could not be saved to {path}: {error}]"
 
 
+def with_memory(system_prompt: str, registry: Any) -> str:
+    """`system_prompt` followed by the section of the memory tool's MEMORY.md, after a blank line
+    (mm.tools.memory.store.MemoryFile.section, read now); unchanged without the tool or entries."""
+    tool = registry.get("memory")
+    section = tool.file.section() if tool is not None and hasattr(tool, "file") else ""
+    return f"{system_prompt.rstrip(chr(10))}\n\n{section}" if section else system_prompt
+
+
 def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | None = None,
                        instructions: Any = None) -> Conversation:
     """A Conversation for `config` talking to `client` in `cwd`, saving sessions when enabled.
@@ -37,11 +45,18 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
     if instructions is None:
         instructions = read_instructions(cwd, config.instructions.maxTokens)
     registry = build_registry(config, cwd=cwd)
-    system_prompt = with_instructions(skills_system_prompt(config.systemPrompt, catalogue_of(registry)), instructions)
-    if config.structuredOutput is not None:  # the final answer follows this JSON Schema (mm.answer_schema)
-        from mm.answer_schema import system_note
+    base_prompt = with_instructions(skills_system_prompt(config.systemPrompt, catalogue_of(registry)), instructions)
 
-        system_prompt += system_note(config.structuredOutput)
+    def prompt_now() -> str:
+        """The system prompt, MEMORY.md as it is now included (docs/memory.md)."""
+        system_prompt = with_memory(base_prompt, registry)
+        if config.structuredOutput is not None:  # the final answer follows this JSON Schema (mm.answer_schema)
+            from mm.answer_schema import system_note
+
+            system_prompt += system_note(config.structuredOutput)
+        return system_prompt
+
+    system_prompt = prompt_now()
     conv = Conversation(
         client=client,
         registry=registry,
@@ -54,6 +69,8 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
         context=config.context,
         answer_schema=config.structuredOutput,
     )
+    if registry.get("memory") is not None:  # MEMORY.md read again after a compaction and at /new
+        conv.fresh_system_prompt = prompt_now
     if any(vars(config.hooks).values()):  # imported only when the agent file has hooks (start-up time)
         from mm.hooks.point import Hooks
 

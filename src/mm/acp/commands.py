@@ -1,5 +1,5 @@
 """The slash commands `mm -acp` intercepts in `session/prompt` (mm-acp.md §session/prompt: /new,
-/compact; issue 11 point 6: /help, /clear, /model, /resume, /cost, /init; issue 12: /mcp;
+/compact; issue 11 point 6: /help, /clear, /model, /resume, /cost, /init; issue 12: /mcp; issue 14: /memory-file;
 docs/acp.md §Commands).
 
 Each answers with one `agent_message_chunk` and `stopReason: end_turn` without calling the model,
@@ -45,6 +45,10 @@ async def run_command(session: Any, ui: Any, command: str, argument: str) -> dic
         from mm.commands.mcp import servers_text
 
         line = servers_text(session.conv.registry)
+    elif command == "/memory-file":
+        from mm.commands.memory_file import memory_file_text
+
+        line = memory_file_text(session.conv.registry)
     else:  # /resume
         line = await _resume(session, ui, argument)
     first, *more = line.split("\n")
@@ -73,10 +77,13 @@ def _help(session: Any) -> str:
 
 def advertised_commands(session: Any) -> tuple[Any, ...]:
     """The commands `session` offers (mm.commands.ACP_COMMANDS): /mcp only when an MCP server is
-    configured for it (it answers every time, with why there is nothing to list)."""
-    from mm.commands import ACP_COMMANDS, MCP
+    configured for it, /memory-file only when the memory tool is declared (each answers every
+    time, with why there is nothing to show)."""
+    from mm.commands import ACP_COMMANDS, MCP, MEMORY_FILE
 
-    return tuple(c for c in ACP_COMMANDS if c is not MCP or session.conv.registry.joining is not None)
+    registry = session.conv.registry
+    return tuple(c for c in ACP_COMMANDS if (c is not MCP or registry.joining is not None)
+                 and (c is not MEMORY_FILE or registry.get("memory") is not None))
 
 
 async def _model(session: Any, name: str) -> str:

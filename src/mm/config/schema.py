@@ -178,6 +178,15 @@ class FilesConfig:
 
 
 @dataclass
+class MemoryConfig:
+    """The `memory` tool group's MEMORY.md (`memory:`; notes/mnemoai.md §2.11, §4.6; docs/memory.md)."""
+
+    __pydantic_config__ = FORBID
+    scope: Literal["user", "project"] = "user"  # user: ~/.config/mm/MEMORY.md; project: <project>/.mm/MEMORY.md
+    maxChars: Annotated[int, Ge(200)] = 2200  # the cap, counted on the file as written (MEMORY.MAX_CHARS)
+
+
+@dataclass
 class LspServerEntry:
     """One language server of `lsp.servers` (mm-tools.md §lsp; docs/lsp.md): started over stdio
     as `command` `args…` in the project root, for the files whose names end with one of
@@ -253,6 +262,7 @@ class AgentConfig:
     search: SearchConfig = field(default_factory=SearchConfig)  # glob_search, grep_search (toolsets: search)
     lsp: LspConfig = field(default_factory=LspConfig)  # language servers for the lsp tool (docs/lsp.md)
     visionModel: Annotated[str, MinLen(1)] | VisionModelEntry | None = None  # describe_image's model (docs/vision.md)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)  # MEMORY.md of the memory tool (toolsets: memory)
 
 
 def constraint_names() -> dict[str, Any]:

@@ -21,6 +21,7 @@ class Compactable(Protocol):
     """What compaction needs of a conversation (mm.engine.conversation.Conversation)."""
 
     history: list[dict]
+    system_prompt: str
     context: ContextConfig
     context_window: int | None
     meter: tokens.TokenMeter
@@ -132,9 +133,9 @@ async def compact(conversation: Compactable, force: bool) -> str:
     force: True for `/compact` (threshold ignored, the last `keepLastTurns` turns kept). False
     for the automatic check before a request: returns "" while the history is under the
     threshold (or the window is unknown) or when nothing is older than the kept turns, and
-    always keeps the turn in progress. On success the
-    history becomes head + standing instructions + summary (the notes, then the user's requests of
-    the summarised part kept verbatim: kept_prompts) + acknowledgement + kept turns and the
+    always keeps the turn in progress. On success the history becomes head (its system prompt
+    made again: _refresh_system_prompt) + standing instructions + summary (the notes, then the
+    user's requests of the summarised part kept verbatim: kept_prompts) + acknowledgement + kept turns and the
     token measure is forgotten; on failure the history is unchanged. Raises nothing for model
     failures (they make the FAILED line); a cancelled turn's exception propagates.
     """
@@ -164,9 +165,22 @@ async def compact(conversation: Compactable, force: bool) -> str:
         carried += [message] + ([{"role": "assistant", "content": PINNED_ACK}] if message.get("role") == "user" else [])
     prompts, left_out = kept_prompts(compacted_prompts(old), settings.summaryTokens)
     history[:] = head + carried + summary_messages(notes, prompts, left_out) + kept_turns
+    _refresh_system_prompt(conversation)
     conversation.meter.forget()
     return COMPRESSED.format(n=len(old) - len(standing), kept=len(standing) + len(kept_turns),
                              tokens=conversation.used_tokens(), seconds=seconds)
+
+
+def _refresh_system_prompt(conversation: Compactable) -> None:
+    """The system prompt made again by the conversation's `fresh_system_prompt` (MEMORY.md as it
+    is now: notes/mnemoai.md §4.6, docs/memory.md), when it has one and the history starts with it."""
+    fresh = getattr(conversation, "fresh_system_prompt", None)
+    history = conversation.history
+    if fresh is None or not history or history[0].get("role") != "system":
+        return
+    prompt = fresh()
+    conversation.system_prompt = prompt
+    history[0] = {**history[0], "content": prompt}
 
 
 def over_threshold(conversation: Compactable) -> bool:

@@ -86,6 +86,7 @@ class Conversation:
     session_id: str = ""  # the id hooks are given when no session file names the conversation (ACP's)
     answer_schema: dict | None = None  # the JSON Schema the final answer follows (structuredOutput, mm.answer_schema)
     reads: ReadLog = field(default_factory=ReadLog)  # the files read, for read-before-write (docs/tools-files.md)
+    fresh_system_prompt: Any = None  # callable() -> the system prompt made again (MEMORY.md re-read: docs/memory.md)
 
     def __post_init__(self) -> None:
         if not self.history:
@@ -375,12 +376,15 @@ class Conversation:
         return line
 
     def new(self) -> str:
-        """`/new`: the history reset to the system prompt, the token measure forgotten, the loop
+        """`/new`: the history reset to the system prompt (made again with `fresh_system_prompt`
+        when set), the token measure forgotten, the loop
         detector, the errors and the files read (read-before-write) reset, permissions and totals
         kept (mm-acp.md §session/prompt; docs/tools-files.md).
         Returns `🆕 New session: N message(s) forgotten.`; `on_new` keeps the old conversation."""
         forgotten = len(self.history) - 1
         previous = list(self.history)
+        if self.fresh_system_prompt is not None:
+            self.system_prompt = self.fresh_system_prompt()
         self.history[:] = [{"role": "system", "content": self.system_prompt}]
         self.errors.clear()
         self.meter.forget()

@@ -18,7 +18,7 @@ DESCRIPTION_HEAD = (
 CATALOGUE_LINE = "  {name} — {description}"  # mm-tools.md §read_skill, Description
 PARAMS = [Param("name", "string", "Skill name, exactly as listed in the tool description.")]
 UNKNOWN = 'No skill named "{name}". Available skills: {names}'  # mm-tools.md §read_skill
-UNREADABLE = "[read_skill: the skill {name} ({path}) cannot be read: {reason}]"
+UNREADABLE = "[{tool}: the skill {name} ({path}) cannot be read: {reason}]"
 TRUNCATED = ("[... truncated to maxOutput ({limit} characters): {shown} of the skill's {total} characters "
              "shown ...]")
 PREVIEW = "(skill {name}: {lines} line(s) read, not shown)"  # the terminal never echoes the skill
@@ -43,6 +43,25 @@ def cut_to(text: str, limit: int) -> str:
     from mm.tools.truncate import cut_to as cut
 
     return cut(text, limit, lambda shown: TRUNCATED.format(limit=limit, shown=shown, total=len(text)))
+
+
+async def skill_text(skill: Skill) -> str | OSError:
+    """The skill file's text (UTF-8, bad bytes as U+FFFD, a leading BOM dropped), read in a
+    thread without blocking, at most SKILL_BYTES (mm.fs.read_bytes); the error when it cannot be
+    (FileRefused: a named pipe or a device put there since, too large)."""
+    from mm.fs import read_bytes
+
+    try:
+        raw = await asyncio.to_thread(read_bytes, skill.path, SKILL_BYTES)
+    except OSError as err:
+        return err
+    return raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+
+
+def unreadable(tool: str, skill: Skill, err: OSError) -> str:
+    """UNREADABLE for `tool` (read_skill, use_skill) and the error skill_text returned."""
+    reason = getattr(err, "reason", None) or (err.strerror or str(err)).lower()
+    return UNREADABLE.format(tool=tool, name=skill.name, path=skill.path, reason=reason)
 
 
 @dataclass
@@ -75,14 +94,9 @@ class ReadSkill:
         if skill is None:
             names = ", ".join(s.name for s in self.catalogue)
             return ToolResult(UNKNOWN.format(name=wanted, names=names), failed=True)
-        from mm.fs import read_bytes
-
-        try:  # in a thread, without blocking, at most SKILL_BYTES (mm.fs.read_bytes)
-            raw = await asyncio.to_thread(read_bytes, skill.path, SKILL_BYTES)
-        except OSError as err:  # FileRefused: a named pipe or a device put there since, too large
-            reason = getattr(err, "reason", None) or (err.strerror or str(err)).lower()
-            return ToolResult(UNREADABLE.format(name=skill.name, path=skill.path, reason=reason), failed=True)
-        text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+        text = await skill_text(skill)
+        if isinstance(text, OSError):
+            return ToolResult(unreadable(self.name, skill, text), failed=True)
         lines = text.count("\n") + (0 if text.endswith("\n") or not text else 1)
         return ToolResult(cut_to(text, ctx.settings.max_output), locations=[Path(os.path.abspath(skill.path))],
                           preview=PREVIEW.format(name=skill.name, lines=lines))

@@ -89,6 +89,7 @@ GROUPS: dict[str, str] = {
     "git": "mm.tools.git",
     "search": "mm.tools.search",
     "vision": "mm.tools.vision",
+    "memory": "mm.tools.memory",
 }
 UNKNOWN_GROUP = "toolsets: {name!r} is not a tool group — the groups are: {names}"
 # Two tools of one job declared together (docs/tools.md §Two tools of one job): mm's own is
@@ -101,6 +102,8 @@ PREFERENCES = (
      " Prefer edit_file; use file_edit to replace every occurrence (replace_all)."),
     ("write_file", "fs_write", " Prefer it to fs_write's create.",
      " To create or rewrite a whole file prefer write_file; to change part of one, edit_file."),
+    ("read_skill", "use_skill", " use_skill loads the same skills, with their $ARGUMENTS filled in.",
+     " The same skills as read_skill's; prefer use_skill when the skill takes arguments."),
 )
 
 
@@ -213,10 +216,21 @@ def _unload_tool(config: AgentConfig) -> list[Tool]:
 
 
 def _skill_tool(config: AgentConfig, cwd: Path, env: Mapping[str, str]) -> list[Tool]:
-    """read_skill, when the skill folders (skillsDir, .agents/skills, .claude/skills, the user's:
-    mm.skills.skill_directories) hold at least one skill (mm-tools.md §read_skill); each skill
-    file skipped or shadowed is said on stderr, once per process. Nothing is scanned in a folder
-    that does not exist."""
+    """read_skill, when the skill folders hold at least one skill (mm-tools.md §read_skill:
+    skill_catalogue)."""
+    present, catalogue = skill_catalogue(config, cwd, env)
+    if not catalogue:
+        return []
+    from mm.tools.read_skill import ReadSkill
+
+    return [ReadSkill(present, catalogue)]
+
+
+def skill_catalogue(config: AgentConfig, cwd: Path, env: Mapping[str, str]) -> tuple[list[Path], list]:
+    """(the skill folders that exist, the skills they hold: first wins) of skillsDir, .agents/skills,
+    .claude/skills and the user's (mm.skills.skill_directories), for read_skill and use_skill; each
+    skill file skipped or shadowed is said on stderr, once per process. Nothing is scanned in a
+    folder that does not exist."""
     from mm.skills import load_catalogues, skill_directories
 
     present = []
@@ -226,14 +240,7 @@ def _skill_tool(config: AgentConfig, cwd: Path, env: Mapping[str, str]) -> list[
                 present.append(directory)
         except OSError:  # a parent that cannot be searched, say
             pass
-    if not present:
-        return []
-    catalogue = load_catalogues(present, warn=_say_once)
-    if not catalogue:
-        return []
-    from mm.tools.read_skill import ReadSkill
-
-    return [ReadSkill(present, catalogue)]
+    return present, (load_catalogues(present, warn=_say_once) if present else [])
 
 
 _said: set[str] = set()

@@ -29,14 +29,14 @@ NO_EDITOR_HERE = "/edit needs a terminal: mm reads its prompts from a pipe here"
 # Every command the REPL handles, without the slash: a skill of one of these names is not offered.
 LINE_COMMANDS = tuple(c.name for c in TABLE)
 QUITS = ("/quit", "/exit")
-ALONE = ("/quit", "/exit", "/new", "/clear", "/compact", "/usage", "/cost", "/help", "/init", "/mcp")  # take no words
+ALONE = ("/quit", "/exit", "/new", "/clear", "/compact", "/usage", "/cost", "/help", "/init", "/mcp", "/memory-file")  # take no words
 # The spinner's word while a command runs (one that answers at once shows none for long).
 STATUS = {"/compact": "Compacting the history", "/memory": "Searching past conversations",
           "/model": "Asking the model server"}
 WORKING = "Working"
 # Read-only commands that answer at an ask_user question (then the question is asked again); with
 # words after them, /sessions, /resume and /model would change the conversation under the turn.
-AT_A_QUESTION = ("/usage", "/cost", "/memory", "/sessions", "/resume", "/help", "/model", "/mcp")
+AT_A_QUESTION = ("/usage", "/cost", "/memory", "/sessions", "/resume", "/help", "/model", "/mcp", "/memory-file")
 CHANGES_WITH_WORDS = ("/sessions", "/resume", "/model")
 
 
@@ -135,6 +135,10 @@ async def slash_command(conv: Any, text: str, services: Services | None = None) 
         from mm.commands.mcp import servers_text
 
         return servers_text(conv.registry)
+    if does == "/memory-file":
+        from mm.commands.memory_file import memory_file_text
+
+        return memory_file_text(conv.registry)
     return UNKNOWN_COMMAND.format(command=command, help=HELP)
 
 
