@@ -241,6 +241,7 @@ class AgentConfig:
     readBeforeWrite: bool = False  # write_file and edit_file refuse a file not read first (docs/tools-files.md)
     search: SearchConfig = field(default_factory=SearchConfig)  # glob_search, grep_search (toolsets: search)
     lsp: LspConfig = field(default_factory=LspConfig)  # language servers for the lsp tool (docs/lsp.md)
+    subagentMaxConcurrency: Annotated[int, Ge(1)] = 4  # sub-agents running at once (toolsets: agents, docs/subagents.md)
 
 
 def constraint_names() -> dict[str, Any]:
