@@ -70,6 +70,14 @@ class AskUserQuestion:
         Param("options", "array", "2 to 8 short options.", items={"type": "string"}),
     ]
 
+    @staticmethod
+    def normalize_arguments(args: Any) -> Any:
+        """Options sent as one text, or as objects, become the list of labels before coercion."""
+        if isinstance(args, dict) and "options" in args and not (
+                isinstance(args["options"], list) and all(isinstance(o, str) for o in args["options"])):
+            return {**args, "options": options_of(args["options"])}
+        return args
+
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Ask; the result texts of mnemoai.md §2.10 (a front end that fails counts as a dismissal)."""
         from mm.text import cut
