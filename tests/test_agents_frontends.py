@@ -99,3 +99,29 @@ async def test_acp_relays_a_sub_agents_permission_and_question_and_draws_the_pic
     assert tool_messages(scripted_server.requests[-1])[-1] == question.CHOSE.format(choice="later")
     titles = [u["title"] for u in client.updates if u["sessionUpdate"] == "tool_call"]
     assert f"{label} · bash: echo hi > f.txt" in titles and f"{label} · ask_user: 1 question(s)" in titles
+
+
+def test_resume_agent_in_a_second_mm_process(scripted_server, tmp_path):
+    from mm_runs import agent_file, one_shot
+
+    work = tmp_path / "work"
+    work.mkdir()
+    agent_file(work, AGENT_FILE)
+    env = {"XDG_CONFIG_HOME": str(tmp_path / "config")}
+    scripted_server.add_tool_calls([call("spawn_agent", agent_type="plan", prompt="Plan the change.",
+                                         run_in_background=False)])
+    scripted_server.add_reply("Step 1: edit a.py.")
+    scripted_server.add_reply("Planned.")
+    first = one_shot(scripted_server, work, "plan it", env)
+    assert first.returncode == 0, first.stderr
+    found = re.search(r"agent_id '(plan-[0-9a-f]{6})'", tool_messages(scripted_server.requests[-1])[0]).group(1)
+    scripted_server.add_tool_calls([call("resume_agent", agent_id=found, prompt="Add tests.")])  # in the background
+    scripted_server.add_for("Plan the change.", {"reply": "Step 2: test a.py.", "delay": 0.2})
+    scripted_server.add_reply("Waiting for the planner.")
+    scripted_server.add_reply("Extended.")
+    second = one_shot(scripted_server, work, "extend it", env)
+    assert second.returncode == 0, second.stderr
+    [child] = [r["messages"] for r in scripted_server.requests[3:] if r["messages"][1]["content"] == "Plan the change."]
+    assert [m["content"] for m in child[1:3]] == ["Plan the change.", "Step 1: edit a.py."]
+    assert child[3]["content"].endswith("Follow-up instruction:\nAdd tests.")
+    assert "Step 2: test a.py." in scripted_server.requests[-1]["messages"][-1]["content"]

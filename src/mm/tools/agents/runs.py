@@ -40,6 +40,7 @@ class Run:
     history: list[dict] = field(default_factory=list)
     background: bool = False
     handle: asyncio.Task | None = None
+    file: Any = None  # its record (mm.sessions.store.SessionFile) while it runs
 
 
 class SubAgents:
@@ -99,6 +100,10 @@ class SubAgents:
                 self.running_now -= 1
         run.report, run.status = report, ("failed" if error else "finished")
         self._save(run)
+        if run.file is not None:  # let another mm go on with it
+            run.file.release()
+            run.file = None
+            self._prune()
         return report, error
 
     def start_background(self, run: Run, kind: Any, prompt: str, ui: Any) -> None:
@@ -150,14 +155,13 @@ class SubAgents:
 
         record = {"type": run.type, "description": run.description, "task": run.task, "report": run.report,
                   "status": run.status}
-        session = SessionFile(self.folder, id=run.id, meta={**self.meta, RECORD_KEY: record})
+        if run.file is None:
+            run.file = SessionFile(self.folder, id=run.id)
+        run.file.meta = {**self.meta, RECORD_KEY: record}
         try:
-            session.save(run.history, [], {}, index=False)
-        except (OSError, ValueError):
+            run.file.save(run.history, [], {}, index=False)
+        except (OSError, ValueError):  # SessionBusy too: another mm goes on with it
             pass
-        finally:
-            session.release()
-        self._prune()
 
     def _read(self, agent_id: str) -> Run | None:
         from mm.sessions.load import SessionError, clean_messages, read_record, repair
