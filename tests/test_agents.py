@@ -394,3 +394,31 @@ async def test_records_are_kept_for_the_64_newest_runs(scripted_server, work):
         await foreground(scripted_server, conv, "explore", "x", [{"reply": "r"}])
     kept = list(folder.glob("*.json"))
     assert len(kept) == 64 and any(p.name.startswith("explore-") for p in kept)
+
+
+async def test_a_failed_background_run_says_so_in_its_report(scripted_server, work):
+    async with conversation(scripted_server, work) as conv:
+        scripted_server.add_tool_calls([call("spawn_agent", agent_type="plan", prompt="BROKEN plan")])
+        scripted_server.add_for("BROKEN plan", {"json": {"error": {"message": "the model crashed"}}, "status": 500})
+        scripted_server.add_reply("started")
+        await conv.run_turn("go", RecordingUI())
+        runs = conv.registry.get("spawn_agent").runs
+        while runs.busy():
+            await asyncio.sleep(0.02)
+        [report] = runs.take()
+        found = re.fullmatch(r"\[mm: Your background sub-agent '(plan-[0-9a-f]{6})' \(plan\) failed while you were "
+                             r"working\. Its report:\n\[error: (.+)\]\n\nAddress this now: tell the user what "
+                             r"matters, or carry on with it\.\]", report, re.S)
+        assert found and "the model crashed" in found.group(2)
+        assert runs.find(found.group(1)).status == "failed"
+
+
+async def test_the_types_are_listed_to_the_model(scripted_server, work):
+    async with conversation(scripted_server, work, toolsets=["core", "search", "agents"]) as conv:
+        description = conv.registry.get("spawn_agent").description
+    assert description.endswith(
+        "<available_subagents>\n"
+        "- general-purpose: any multi-step task, with all your tools (Tools: all)\n"
+        "- explore: find and read code (Tools: read-only)\n"
+        "- plan: design an implementation plan (Tools: read-only)\n"
+        "</available_subagents>")

@@ -42,6 +42,8 @@ class AgentType:
     model: str = ""
     source: str = "built-in"  # or the path of its file
     deny_all: bool = False  # `disallowed-tools: all`
+    label: str = ""  # what its Tools are called in the listing, when not listed one by one
+
 
     def allows(self, tool: str) -> bool:
         """Whether a tool called `tool` is in this type's set (NEVER is never)."""
@@ -51,6 +53,8 @@ class AgentType:
 
     def tools_label(self) -> str:
         """`all`, `none`, or the allowlist as `a, b, c` (mnemoai.md §4.4: `(Tools: all|list)`)."""
+        if self.label:
+            return self.label
         if self.deny_all:
             return "none"
         if self.tools is None:
@@ -60,8 +64,8 @@ class AgentType:
 
 BUILT_IN = {
     "general-purpose": AgentType("general-purpose", "any multi-step task, with all your tools", GENERAL_PROMPT),
-    "explore": AgentType("explore", "find and read code, read-only", EXPLORE_PROMPT, READ_ONLY),
-    "plan": AgentType("plan", "design an implementation plan, read-only", PLAN_PROMPT, READ_ONLY),
+    "explore": AgentType("explore", "find and read code", EXPLORE_PROMPT, READ_ONLY, label="read-only"),
+    "plan": AgentType("plan", "design an implementation plan", PLAN_PROMPT, READ_ONLY, label="read-only"),
 }
 
 
