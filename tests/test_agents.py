@@ -422,3 +422,26 @@ async def test_the_types_are_listed_to_the_model(scripted_server, work):
         "- explore: find and read code (Tools: read-only)\n"
         "- plan: design an implementation plan (Tools: read-only)\n"
         "</available_subagents>")
+
+
+async def test_a_tool_allowed_for_the_session_is_not_asked_again_in_a_sub_agent(scripted_server, work):
+    async with conversation(scripted_server, work, yolo=False) as conv:
+        scripted_server.add_tool_calls([call("bash", command="echo one > one.txt")])
+        scripted_server.add_reply("ok")
+        ui = RecordingUI(["allow_always"])
+        await conv.run_turn("go", ui)
+        await foreground(scripted_server, conv, "general-purpose", "two", [
+            {"tool_calls": [call("bash", command="echo two > two.txt")]}, {"reply": "wrote two"}], ui)
+        assert [name for name, _ in ui.asked] == ["bash"]  # asked once, for the parent
+        assert (work / "two.txt").read_text() == "two\n"
+
+
+async def test_a_foreground_sub_agent_asks_the_parents_user(scripted_server, work):
+    async with conversation(scripted_server, work, yolo=False) as conv:
+        ui = RecordingUI(["reject_once"])
+        text = await foreground(scripted_server, conv, "general-purpose", "write", [
+            {"tool_calls": [call("write_file", path="w.txt", content="x")]}, {"reply": "was refused"}], ui)
+        [(name, arguments)] = ui.asked
+        assert re.fullmatch(r"general-purpose-[0-9a-f]{6} asks", name) and arguments["path"] == "w.txt"
+        assert not (work / "w.txt").exists() and "was refused" in text
+        assert scripted_server.requests[2]["messages"][-1]["content"] == "[write_file rejected by the user]"

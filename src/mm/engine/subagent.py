@@ -52,6 +52,7 @@ class SubagentRunner:
             history[0] = {"role": "system", "content": system}
         conv = Conversation(client=self._client(kind), registry=registry, cwd=parent.cwd, system_prompt=system,
                             settings=parent.settings, yolo=parent.yolo, max_turns=parent.max_turns, history=history,
+                            permissions=parent.permissions,  # "for this session" answers hold for its sub-agents
                             context=parent.context, hooks=parent.hooks, session_id=parent.id_for_hooks,
                             context_window=parent.context_window, refuse_overflow=parent.refuse_overflow)
         conv.on_change = conv.on_turn_end = lambda c: save(c.history)
