@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from harness import RecordingUI, make_conversation
+from test_tasks import call, work  # noqa: F401 - `work`: the fixture of a working folder
 from mm.events import ToolCallDone, ToolCallStarted
 from mm.tools.agents import relay, spawn
 from mm.tools.agents.types import EXPLORE_PROMPT, GENERAL_PROMPT, PLAN_PROMPT
@@ -28,17 +29,6 @@ def config_home(tmp_path, monkeypatch) -> Path:
     """The user's configuration folder (custom agents) under the test's own folder."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     return tmp_path / "config" / "mm"
-
-
-@pytest.fixture
-def work(tmp_path) -> Path:
-    folder = tmp_path / "work"
-    folder.mkdir()
-    return folder
-
-
-def call(name: str, **arguments) -> dict:
-    return {"name": name, "arguments": arguments}
 
 
 @contextlib.asynccontextmanager
