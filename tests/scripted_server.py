@@ -71,6 +71,11 @@ class ScriptedServer:
         self._image_script: deque[dict] = deque()
         self._to_images = False  # add_image is pushing: _push goes to the image script
         self._script: deque[dict] = deque()
+        # Responses kept for requests whose first user message holds a marker (add_for), and how
+        # many such requests were answered at once at most (sub-agents: tests/test_agents*.py).
+        self._routes: dict[str, deque[dict]] = {}
+        self.routed_active = 0
+        self.most_routed_active = 0
         self._abandoned: list[bool] = []
         self._lock = threading.Condition()
         self._active = 0
@@ -185,6 +190,15 @@ class ScriptedServer:
         """A streamed text answer for the next request that carries an image."""
         self.add_image({"reply": content})
 
+    def add_for(self, marker: str, spec: dict) -> None:
+        """One response in add()'s form, kept for the next request whose first user message
+        holds `marker` (before the shared script is used)."""
+        with self._lock:
+            self.add(spec)
+            response = self._script.pop()
+            response["routed"] = True
+            self._routes.setdefault(marker, deque()).append(response)
+
     @property
     def abandoned(self) -> list[bool]:
         """Per SSE response: did the client close before all was sent (waits for responses in flight)."""
@@ -215,6 +229,12 @@ class ScriptedServer:
             self._active += 1
             if self.requests_file:
                 _write_atomic(self.requests_file, json.dumps(self.requests, ensure_ascii=False, indent=1))
+            first = _first_user(body)
+            for marker, queue in self._routes.items():
+                if queue and marker in first:
+                    self.routed_active += 1
+                    self.most_routed_active = max(self.most_routed_active, self.routed_active)
+                    return queue.popleft()
             if self._script:
                 return self._script.popleft()
         return {"kind": "json", "body": NO_MORE, "status": 500, "headers": {}}
@@ -228,8 +248,9 @@ class ScriptedServer:
                 return self._image_script.popleft()
         return {"kind": "json", "body": NO_MORE, "status": 500, "headers": {}}
 
-    def _done(self, abandoned: bool | None) -> None:
+    def _done(self, abandoned: bool | None, routed: bool = False) -> None:
         with self._lock:
+            self.routed_active -= 1 if routed else 0
             if abandoned is not None:
                 self._abandoned.append(abandoned)
             self._active -= 1
@@ -284,7 +305,7 @@ class _Handler(BaseHTTPRequestHandler):
                 else:
                     abandoned = self._stall(response["seconds"])
             finally:
-                srv._done(abandoned)
+                srv._done(abandoned, bool(response.get("routed")))
         elif path == "/api/show" and srv.show is not None:
             self._send_json(200, srv.show)
         elif path == "/api/generate" and json.loads(raw or b"{}").get("keep_alive") == 0 and srv.ps is not None:
@@ -421,6 +442,16 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _sleep(self, seconds: float) -> None:
         self.scripted._stopping.wait(seconds)
+
+
+def _first_user(body: Any) -> str:
+    """The text of the first user message of a request body ("" when none)."""
+    messages = body.get("messages") if isinstance(body, dict) else None
+    for message in messages if isinstance(messages, list) else []:
+        if isinstance(message, dict) and message.get("role") == "user":
+            content = message.get("content")
+            return content if isinstance(content, str) else json.dumps(content)
+    return ""
 
 
 def _error(code: int, message: str) -> dict:

@@ -71,6 +71,12 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
     )
     if registry.get("memory") is not None:  # MEMORY.md read again after a compaction and at /new
         conv.fresh_system_prompt = prompt_now
+    agents = conv.registry.get("spawn_agent")
+    if agents is not None:  # sub-agents run in this process, on this conversation (docs/subagents.md)
+        from mm.engine.subagent import SubagentRunner
+
+        agents.runs.runner = SubagentRunner(conv, config)
+        conv.inbox = agents.runs
     if any(vars(config.hooks).values()):  # imported only when the agent file has hooks (start-up time)
         from mm.hooks.point import Hooks
 
@@ -247,6 +253,7 @@ async def _oneshot(config: AgentConfig, prompt: str, ui: Any, resume: str | None
 
         prompt = rewrite_skill_command(prompt, catalogue_of(conv.registry))  # `/review x` → `$review x` (docs/skills.md)
         ui.on_closed_output = conv.cancel
+        conv.await_background = True  # nobody would receive a later report (docs/subagents.md)
         session_id = conv.session.id if conv.session is not None else None
         interrupted = asyncio.Event()
 

@@ -263,6 +263,7 @@ class AgentConfig:
     lsp: LspConfig = field(default_factory=LspConfig)  # language servers for the lsp tool (docs/lsp.md)
     visionModel: Annotated[str, MinLen(1)] | VisionModelEntry | None = None  # describe_image's model (docs/vision.md)
     memory: MemoryConfig = field(default_factory=MemoryConfig)  # MEMORY.md of the memory tool (toolsets: memory)
+    subagentMaxConcurrency: Annotated[int, Ge(1)] = 4  # sub-agents running at once (toolsets: agents, docs/subagents.md)
 
 
 def constraint_names() -> dict[str, Any]:

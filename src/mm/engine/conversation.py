@@ -87,6 +87,8 @@ class Conversation:
     answer_schema: dict | None = None  # the JSON Schema the final answer follows (structuredOutput, mm.answer_schema)
     reads: ReadLog = field(default_factory=ReadLog)  # the files read, for read-before-write (docs/tools-files.md)
     fresh_system_prompt: Any = None  # callable() -> the system prompt made again (MEMORY.md re-read: docs/memory.md)
+    inbox: Any = None  # background sub-agents' reports (mm.tools.agents.runs.SubAgents), delivered before a request
+    await_background: bool = False  # `mm -p`: the turn waits for background sub-agents (docs/subagents.md)
 
     def __post_init__(self) -> None:
         if not self.history:
@@ -180,6 +182,7 @@ class Conversation:
         edit_noted = False  # an edit written in the answer was pointed out (once per turn)
         asked_again = False  # a structured answer that did not validate was asked again (once per turn)
         for _ in range(self.max_turns):
+            self._deliver()
             try:
                 message = await self._request(ui, answer_only=asked_again)
             except _Cancelled:
@@ -214,6 +217,8 @@ class Conversation:
                     continue
                 what = None if edit_noted else self._edit_in_text(message.content)
                 if what is None:
+                    if await self._background_reported():
+                        continue
                     return TurnDone("end_turn", recap)
                 edit_noted = True
                 stop = self._note_edit_in_text(message.content, what)
@@ -236,6 +241,25 @@ class Conversation:
                     self._answer_skipped(message, call.id, CANCELLED)
                     return TurnDone("cancelled", recap)
         return TurnDone("max_turn_requests", recap, error=MAX_TURNS_REACHED.format(n=self.max_turns))
+
+    def _deliver(self) -> None:
+        """The background sub-agents' reports that arrived, as mm's notes (docs/subagents.md)."""
+        if self.inbox is not None:
+            for report in self.inbox.take():
+                self.history.append({"role": "user", "content": report})
+
+    async def _background_reported(self) -> bool:
+        """With `await_background`, wait for the background sub-agents still running: True when
+        a report came for the model to read (the turn goes on), False when none runs or on cancel."""
+        if self.inbox is None or not self.await_background or not self.inbox.busy():
+            return False
+        from mm.tools.waiting import Cancelled, unless_cancelled
+
+        try:
+            await unless_cancelled(self.inbox.wait(), self._cancel)
+        except Cancelled:
+            return False
+        return True
 
     def _too_large(self, message: dict) -> str | None:
         """compaction.PROMPT_TOO_LARGE when `message` cannot be sent whole, else None."""

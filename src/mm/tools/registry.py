@@ -90,6 +90,7 @@ GROUPS: dict[str, str] = {
     "search": "mm.tools.search",
     "vision": "mm.tools.vision",
     "memory": "mm.tools.memory",
+    "agents": "mm.tools.agents",
 }
 UNKNOWN_GROUP = "toolsets: {name!r} is not a tool group — the groups are: {names}"
 # Two tools of one job declared together (docs/tools.md §Two tools of one job): mm's own is
