@@ -178,6 +178,18 @@ class FilesConfig:
 
 
 @dataclass
+class DocumentsConfig:
+    """The `documents` tool group: list_documents, search_in_documents, clear_documents and the
+    index behind them (`documents:`; mnemo-tools.md, Conditional tools; notes/mnemoai.md §5; docs/documents.md)."""
+
+    __pydantic_config__ = FORBID
+    chunkTokens: Annotated[int, Ge(16)] = 1024  # tokens of one indexed chunk (RAG.CHUNK_TOKENS)
+    maxTokens: Annotated[int, Ge(1)] = 8192  # above it fs_read and web_crawler index a document (RAG.MAX_TOKENS)
+    embeddings: bool = True  # search by meaning too when the model server answers /v1/embeddings
+    embeddingModel: str | None = None  # the model asked for embeddings; None: the agent's own model
+
+
+@dataclass
 class LspServerEntry:
     """One language server of `lsp.servers` (mm-tools.md §lsp; docs/lsp.md): started over stdio
     as `command` `args…` in the project root, for the files whose names end with one of
@@ -241,6 +253,7 @@ class AgentConfig:
     readBeforeWrite: bool = False  # write_file and edit_file refuse a file not read first (docs/tools-files.md)
     search: SearchConfig = field(default_factory=SearchConfig)  # glob_search, grep_search (toolsets: search)
     lsp: LspConfig = field(default_factory=LspConfig)  # language servers for the lsp tool (docs/lsp.md)
+    documents: DocumentsConfig = field(default_factory=DocumentsConfig)  # the `documents` group (docs/documents.md)
 
 
 def constraint_names() -> dict[str, Any]:

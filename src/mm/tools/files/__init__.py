@@ -11,9 +11,13 @@ from mm.tools.base import Tool
 
 
 def tools(config: AgentConfig, env: Mapping[str, str], cwd: Path | None) -> list[Tool]:
-    """The group's tools for `config` (files.docMaxTokens); `env` and `cwd` are not used."""
+    """The group's tools for `config` (files.docMaxTokens); with the `documents` group declared
+    too, fs_read offers large PDF and DOCX files to the index of the project of `cwd` (None: the
+    working directory), under `env`'s XDG_STATE_HOME."""
+    from mm.tools.documents import index_for
     from mm.tools.files.edit import FileEdit
     from mm.tools.files.read import FsRead
     from mm.tools.files.write import FsWrite
 
-    return [FsRead(doc_max_tokens=config.files.docMaxTokens), FsWrite(), FileEdit()]
+    return [FsRead(doc_max_tokens=config.files.docMaxTokens, documents=index_for(config, env, cwd)), FsWrite(),
+            FileEdit()]

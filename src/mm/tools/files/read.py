@@ -90,6 +90,7 @@ class FsRead:
     """The fs_read tool: kind `read`, no permission, the path as location."""
 
     doc_max_tokens: int | None = None  # files.docMaxTokens; None: the default (common.doc_max_tokens)
+    documents: Any = None  # the documents index (mm.tools.documents.index), when that group is declared
     name: str = "fs_read"
     kind: ToolKind = "read"
     description: str = DESCRIPTION
@@ -122,6 +123,12 @@ class FsRead:
                 return result(error(NOT_FOUND.format(path=where)), where)
             if os.path.isdir(where):
                 return result(error(NOT_A_FILE.format(path=where)), where)
+        if mode in ("PDF", "DOCX") and self.documents is not None and (mode == "PDF" or where.name.lower().endswith(".docx")):
+            from mm.tools.documents.adding import offload_document
+
+            offloaded = await offload_document(self.documents, where, ctx.model_client)
+            if offloaded is not None:
+                return result(offloaded, where)
         try:
             outcome = await asyncio.to_thread(_read, mode, where, args, self.budget(ctx), ctx.cancelled)
         except Cancelled:
