@@ -18,7 +18,7 @@ async def docs_command(conv: Any, words: str) -> str:
     """Run `/docs WORDS` in the conversation `conv` (its registry, cwd and model client: the
     embeddings of what is added); returns the text to show. Raises nothing of its own."""
     from mm.tools.documents.adding import add_paths
-    from mm.tools.documents.tools import clearing, listing
+    from mm.tools.documents.doc_tools import clearing, listing
 
     tool = conv.registry.get("list_documents")
     index = getattr(tool, "index", None)

@@ -6,7 +6,7 @@ and by meaning, the two fused by reciprocal rank (docs/documents.md; notes/mnemo
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -23,6 +23,7 @@ class DocumentIndex:
 
     store: DocumentStore
     settings: DocumentsConfig
+    _embedding: asyncio.Lock = field(default_factory=asyncio.Lock)  # one embedding pass at a time
 
     @classmethod
     def of(cls, config: Any, cwd: Path, env: Mapping[str, str] | None = None) -> "DocumentIndex":
@@ -58,15 +59,16 @@ class DocumentIndex:
 
         if embedder is None:
             return
-        missing = await asyncio.to_thread(self.store.missing_vectors, embedder.model, MAX_CHUNKS_PER_SEARCH)
-        if not missing:
-            return
-        try:
-            vectors = await embedder.embed([text for _, text in missing])
-        except EmbeddingsUnavailable:
-            return
-        await asyncio.to_thread(self.store.put_vectors, embedder.model,
-                                [(rowid, blob) for (rowid, _), blob in zip(missing, vectors)])
+        async with self._embedding:
+            missing = await asyncio.to_thread(self.store.missing_vectors, embedder.model, MAX_CHUNKS_PER_SEARCH)
+            if not missing:
+                return
+            try:
+                vectors = await embedder.embed([text for _, text in missing])
+            except EmbeddingsUnavailable:
+                return
+            await asyncio.to_thread(self.store.put_vectors, embedder.model,
+                                    [(rowid, blob) for (rowid, _), blob in zip(missing, vectors)])
 
     async def search(self, query: str, top_k: int, client: Any = None) -> list[tuple[float, Chunk]]:
         """The `top_k` best chunks for `query`: (score, chunk), best first. The score is the
