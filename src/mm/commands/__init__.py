@@ -41,7 +41,7 @@ MEMORY = Command("memory", "Search past conversations for words", "WORDS")
 EDIT = Command("edit", "Write the prompt in $EDITOR (also Ctrl-X Ctrl-E)", "[TEXT]")
 ASK = Command("ask", "Hand a prompt to an agent of mmConfigs and show its answer", "AGENT PROMPT")
 DOCS = Command("docs", "List the indexed documents; /docs add PATH… indexes files, /docs clear empties the index",
-               "[add PATH…|clear]", "add PATH… to index files, clear to empty the index, nothing to list it")
+               "[add PATH…]", "add PATH… to index files, clear to empty the index, nothing to list it")
 QUIT = Command("quit", "Leave mm (also /exit, Ctrl-D)")
 EXIT = Command("exit", "Leave mm (as /quit)")
 
