@@ -26,7 +26,7 @@ def index_for(config: AgentConfig, env: Mapping[str, str], cwd: Path | None) -> 
 def tools(config: AgentConfig, env: Mapping[str, str], cwd: Path | None) -> list[Tool]:
     """The group's tools on the index of the project of `cwd` (None: the process's working
     directory), under `env`'s XDG_STATE_HOME (documents.chunkTokens, embeddings, embeddingModel)."""
-    from mm.tools.documents.doc_tools import ClearDocuments, ListDocuments, SearchInDocuments
+    from mm.tools.documents.doc_tools import SearchInDocuments, clear_documents, list_documents
 
     index = index_for(config, env, cwd)
-    return [ListDocuments(index), SearchInDocuments(index), ClearDocuments(index)]
+    return [list_documents(index), SearchInDocuments(index), clear_documents(index)]

@@ -24,6 +24,8 @@ SEARCH_ERROR = "Error searching documents: {error}"
 CLEARED = "All documents have been cleared from the RAG system."
 NOTHING_TO_CLEAR = "No documents to clear."
 CLEAR_ERROR = "Error clearing documents: {error}"
+LIST_DESCRIPTION = "List the indexed documents (added with /docs add, or large PDFs, DOCX and web pages) and their chunks."
+CLEAR_DESCRIPTION = "Drop every indexed document (its chunks, vectors and keyword index) from this project's index."
 TOP_K = 8  # search_in_documents' default top_k
 TOP_K_MAX = 100  # the most chunks one search returns (the reference does not clamp top_k: a hole)
 CANCELLED = "[error: cancelled]"  # as every tool (mm-tools.md §bash, Cancellation)
@@ -51,21 +53,35 @@ def _top_k(value: Any) -> int:
 
 
 @dataclass
-class ListDocuments:
-    """list_documents(): the indexed documents and their chunk counts."""
+class WholeIndexTool:
+    """A tool without parameters answering `work(index)`'s text (run in a thread), or `failure`
+    with the error when the index cannot be used: list_documents and clear_documents."""
 
     index: DocumentIndex
-    name: str = "list_documents"
-    kind: ToolKind = "search"
-    description: str = "List the indexed documents (added with /docs add, or large PDFs, DOCX and web pages) and their chunks."
+    name: str
+    kind: ToolKind
+    description: str
+    needs_permission: bool
+    work: Any
+    failure: str
     params: list[Param] = field(default_factory=list)
-    needs_permission: bool = False
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         try:
-            return ToolResult(await asyncio.to_thread(listing, self.index))
+            return ToolResult(await asyncio.to_thread(self.work, self.index))
         except (sqlite3.Error, OSError) as err:
-            return ToolResult(LIST_ERROR.format(error=err), failed=True)
+            return ToolResult(self.failure.format(error=err), failed=True)
+
+
+def list_documents(index: DocumentIndex) -> WholeIndexTool:
+    """list_documents(): the indexed documents and their chunk counts (kind search, never asked)."""
+    return WholeIndexTool(index, "list_documents", "search", LIST_DESCRIPTION, False, listing, LIST_ERROR)
+
+
+def clear_documents(index: DocumentIndex) -> WholeIndexTool:
+    """clear_documents(): every document dropped, its chunks, vectors and keyword index; asks
+    first with `yolo: false` (it deletes what the user indexed)."""
+    return WholeIndexTool(index, "clear_documents", "other", CLEAR_DESCRIPTION, True, clearing, CLEAR_ERROR)
 
 
 @dataclass
@@ -102,21 +118,3 @@ class SearchInDocuments:
         text = "\n\n".join(HIT.format(i=i, score=score, doc_id=chunk.doc_id, n=chunk.n, text=chunk.text)
                            for i, (score, chunk) in enumerate(hits, 1))
         return ToolResult(FOUND.format(n=len(hits), hits=text))
-
-
-@dataclass
-class ClearDocuments:
-    """clear_documents(): drop every document, its chunks, vectors and keyword index."""
-
-    index: DocumentIndex
-    name: str = "clear_documents"
-    kind: ToolKind = "other"
-    description: str = "Drop every indexed document (its chunks, vectors and keyword index) from this project's index."
-    params: list[Param] = field(default_factory=list)
-    needs_permission: bool = True  # it deletes what the user indexed
-
-    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
-        try:
-            return ToolResult(await asyncio.to_thread(clearing, self.index))
-        except (sqlite3.Error, OSError) as err:
-            return ToolResult(CLEAR_ERROR.format(error=err), failed=True)
