@@ -336,3 +336,63 @@ def test_the_index_lives_per_project_under_the_state_folder(tmp_path):
     here = index_path(tmp_path / "repo" / "sub", env)
     assert here == index_path(tmp_path / "repo", env) != index_path(tmp_path, env)
     assert here.parent == tmp_path / "state" / "mm" / "documents" and here.name.startswith("repo-")
+
+
+# -- permission, and search by meaning's edges -----------------------------------------------------
+
+async def test_clear_documents_asks_first_without_yolo_and_a_refusal_keeps_the_index(scripted_server, work, state):
+    from mm.commands.docs import docs_command
+
+    (work / "a.md").write_text("Kept when the user says no.\n")
+    config = DOCS | {"yolo": False}
+    conv = make_conversation(scripted_server.base_url, work, config)
+    try:
+        await docs_command(conv, "add a.md")
+        scripted_server.add_tool_calls([call("clear_documents"), call("list_documents")])
+        scripted_server.add_reply("done")
+        ui = RecordingUI(["reject_once"])
+        await conv.run_turn("clear", ui)
+    finally:
+        await conv.close()
+    assert [name for name, _ in ui.asked] == ["clear_documents"]  # list_documents is never asked about
+    refused, listed = tool_results(scripted_server.requests[-1])
+    assert "clear_documents" in refused and listed.startswith("Indexed documents (1 total):")
+
+
+async def test_a_server_without_embeddings_is_asked_once_and_keywords_still_find(scripted_server, work, state):
+    from mm.commands.docs import docs_command
+
+    (work / "a.md").write_text("The ferry to Inishmore leaves at nine.\n")
+    scripted_server.embedding_topics = None  # POST /embeddings: 404
+    conv = make_conversation(scripted_server.base_url, work, DOCS | {"documents": {"embeddingModel": "no-such-embedder"}})
+    try:
+        assert await docs_command(conv, "add a.md") == f"added {work / 'a.md'}: 1 chunks"
+        scripted_server.add_tool_calls([call("search_in_documents", query="ferry"),
+                                        call("search_in_documents", query="boat")])
+        scripted_server.add_reply("done")
+        await conv.run_turn("find", RecordingUI())
+    finally:
+        await conv.close()
+    ferry, boat = tool_results(scripted_server.requests[-1])
+    assert ferry.startswith(f"Found 1 relevant chunks:\n\n[1] Score: 1.000 | Doc: {work / 'a.md'} | Chunk: 0\n")
+    assert boat == "No relevant information found in indexed documents."
+
+
+async def test_vectors_are_kept_per_embedding_model(scripted_server, work, state):
+    from mm.config.load import agent_config_adapter
+    from mm.tools.documents.index import DocumentIndex
+
+    srv = scripted_server
+    srv.embedding_topics = TOPICS
+    client = type("Client", (), {"base_url": srv.base_url, "model": "m", "api_key": "k"})()
+    first = DocumentIndex.of(agent_config_adapter().validate_python(DOCS | {"documents": {"embeddingModel": "e1"}}), work)
+    await first.add("a", "a", INVOICE, client)
+    await first.add("b", "b", GARDEN, client)
+    assert [(b["model"], b["input"]) for b in srv.embedding_requests] == [("e1", [INVOICE]), ("e1", [GARDEN])]
+    second = DocumentIndex.of(agent_config_adapter().validate_python(DOCS | {"documents": {"embeddingModel": "e2"}}), work)
+    [(score, chunk)] = await second.search("vegetables", 1, client)  # no shared word: found by meaning
+    assert (round(score, 3), chunk.doc_id) == (0.5, "b")
+    assert [b["model"] for b in srv.embedding_requests[2:]] == ["e2", "e2"]  # both chunks for e2, then the query
+    assert srv.embedding_requests[2]["input"] == [INVOICE, GARDEN]
+    off = DocumentIndex.of(agent_config_adapter().validate_python(DOCS | {"documents": {"embeddings": False}}), work)
+    assert await off.search("vegetables", 1, client) == [] and len(srv.embedding_requests) == 4
