@@ -8,9 +8,11 @@ written, and two mm processes of one project share the file (WAL, a busy timeout
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -58,13 +60,26 @@ def keyword_query(text: str) -> str:
     return " OR ".join('"' + w.replace('"', '""') + '"' for w in words)
 
 
+def _locked(method: Any) -> Any:
+    """Run `method` holding the store's lock: one connection, used from worker threads one at a time."""
+
+    @functools.wraps(method)
+    def run(self: "DocumentStore", *args: Any) -> Any:
+        with self._lock:
+            return method(self, *args)
+
+    return run
+
+
 class DocumentStore:
     """The index at `path` (created with its folder on first use). Methods raise sqlite3.Error
-    (and OSError for the folder) — the tools turn them into their reference's error texts."""
+    (and OSError for the folder) — the tools turn them into their reference's error texts.
+    Tool calls run at once call them from several threads: each holds the lock."""
 
     def __init__(self, path: Path):
         self.path = path
         self._db: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
 
     def _open(self) -> sqlite3.Connection:
         if self._db is None:
@@ -76,12 +91,14 @@ class DocumentStore:
             self._db = db
         return self._db
 
+    @_locked
     def close(self) -> None:
         """Close the connection (opened again on the next call)."""
         if self._db is not None:
             self._db.close()
             self._db = None
 
+    @_locked
     def add(self, doc_id: str, source: str, texts: list[str]) -> list[int]:
         """Index `texts` as the chunks of `doc_id` (what it was indexed from: `source`), replacing
         a document of that id; returns the chunks' row ids."""
@@ -98,6 +115,7 @@ class DocumentStore:
         db.execute("DELETE FROM chunks WHERE doc_id = ?", (doc_id,))
         db.execute("DELETE FROM documents WHERE id = ?", (doc_id,))
 
+    @_locked
     def documents(self) -> list[tuple[str, int]]:
         """Every document's id and number of chunks, in the order they were added."""
         rows = self._open().execute(
@@ -105,6 +123,7 @@ class DocumentStore:
             "ORDER BY d.added, d.id")
         return [(doc_id, int(count)) for doc_id, count in rows]
 
+    @_locked
     def clear(self) -> int:
         """Drop every document, chunk and vector; returns how many documents there were."""
         db = self._open()
@@ -115,6 +134,7 @@ class DocumentStore:
         db.execute("VACUUM")  # the texts leave the file too
         return int(count)
 
+    @_locked
     def by_keywords(self, query: str, limit: int) -> list[tuple[int, float]]:
         """The best `limit` chunks for the words of `query` by BM25: (row id, score), best first,
         the score positive (FTS5's bm25() negated)."""
@@ -126,6 +146,7 @@ class DocumentStore:
             (match, limit))
         return [(int(rowid), float(score)) for rowid, score in rows]
 
+    @_locked
     def chunks(self, rowids: Iterable[int]) -> dict[int, Chunk]:
         """The chunks of `rowids`, by row id (those that exist)."""
         ids = list(rowids)
@@ -135,6 +156,7 @@ class DocumentStore:
         rows = self._open().execute(f"SELECT rowid, doc_id, n, text FROM chunks WHERE rowid IN ({marks})", ids)
         return {int(r): Chunk(int(r), d, int(n), t) for r, d, n, t in rows}
 
+    @_locked
     def missing_vectors(self, model: str, limit: int) -> list[tuple[int, str]]:
         """At most `limit` chunks that have no vector of `model` yet: (row id, text)."""
         rows = self._open().execute(
@@ -142,6 +164,7 @@ class DocumentStore:
             "ORDER BY rowid LIMIT ?", (model, limit))
         return [(int(r), t) for r, t in rows]
 
+    @_locked
     def put_vectors(self, model: str, pairs: list[tuple[int, bytes]]) -> None:
         """Keep each chunk's vector of `model` (float32 bytes), for chunks that still exist."""
         db = self._open()
@@ -150,6 +173,7 @@ class DocumentStore:
                 db.execute("INSERT OR REPLACE INTO vectors SELECT ?, ?, ? WHERE EXISTS "
                            "(SELECT 1 FROM chunks WHERE rowid = ?)", (rowid, model, blob, rowid))
 
+    @_locked
     def vectors(self, model: str) -> list[tuple[int, bytes]]:
         """Every chunk's vector of `model`: (row id, float32 bytes)."""
         return [(int(r), v) for r, v in self._open().execute(
