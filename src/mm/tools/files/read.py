@@ -125,8 +125,13 @@ class FsRead:
                 return result(error(NOT_A_FILE.format(path=where)), where)
         if mode in ("PDF", "DOCX") and self.documents is not None and (mode == "PDF" or where.name.lower().endswith(".docx")):
             from mm.tools.documents.adding import offload_document
+            from mm.tools.waiting import Cancelled as Stopped, unless_cancelled
 
-            offloaded = await offload_document(self.documents, where, ctx.model_client)
+            try:
+                offloaded = await unless_cancelled(offload_document(self.documents, where, ctx.model_client),
+                                                   ctx.cancelled)
+            except Stopped:
+                return ToolResult(CANCELLED, failed=True, locations=[where])
             if offloaded is not None:
                 return result(offloaded, where)
         try:
