@@ -17,7 +17,8 @@ items) so the server is still sending when the client gives up. A chunk list may
 
 Run as `python tests/scripted_server.py script.json [--port N] [--log requests.json]`: the script
 is a list of responses (or {"responses": [...], "models": [...], "props": {...}, "show": {...},
-"ps": {...}, "version": {...}, "tags": {...}, "router": {...}, "lmstudio": [...], "images": [...]}),
+"ps": {...}, "version": {...}, "tags": {...}, "router": {...}, "lmstudio": [...], "images": [...],
+"embedding_topics": [[word, ...], ...]}),
 each in the form `add()` takes; it prints the base URL, then serves until SIGTERM or SIGINT.
 """
 
@@ -63,6 +64,12 @@ class ScriptedServer:
         self.unload_seconds = 0.0  # how long an unload request takes to be answered
         self.router: dict[str, str] | None = None
         self.lmstudio: list[dict] | dict | None = None
+        # POST /embeddings (OpenAI): None answers 404, as a server without embeddings does; a list of
+        # topics (each a list of words) gives every input a vector with one dimension per topic, its
+        # words' count in the input (then 0.001), so that texts on one topic are near without
+        # sharing a word. The bodies are kept in `embedding_requests`.
+        self.embedding_topics: list[list[str]] | None = None
+        self.embedding_requests: list[Any] = []
         self.requests: list[Any] = []
         self.request_headers: list[dict[str, str]] = []
         self.requests_file: str | None = None
@@ -306,6 +313,8 @@ class _Handler(BaseHTTPRequestHandler):
                     abandoned = self._stall(response["seconds"])
             finally:
                 srv._done(abandoned, bool(response.get("routed")))
+        elif path.endswith("/embeddings") and srv.embedding_topics is not None:
+            self._embeddings(json.loads(raw or b"{}"))
         elif path == "/api/show" and srv.show is not None:
             self._send_json(200, srv.show)
         elif path == "/api/generate" and json.loads(raw or b"{}").get("keep_alive") == 0 and srv.ps is not None:
@@ -322,6 +331,17 @@ class _Handler(BaseHTTPRequestHandler):
                                   "done_reason": "load"})
         else:
             self._send_json(404, {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}})
+
+    def _embeddings(self, body: dict) -> None:
+        """OpenAI's embeddings answer: one vector per input (a string or a list of them)."""
+        srv = self.scripted
+        srv.embedding_requests.append(body)
+        texts = body.get("input")
+        texts = [texts] if isinstance(texts, str) else list(texts or [])
+        data = [{"object": "embedding", "index": i, "embedding": _topic_vector(str(t), srv.embedding_topics or [])}
+                for i, t in enumerate(texts)]
+        self._send_json(200, {"object": "list", "data": data, "model": body.get("model"),
+                              "usage": {"prompt_tokens": 0, "total_tokens": 0}})
 
     def _unload_ollama(self, body: dict) -> None:
         """`keep_alive: 0`: the model leaves `ps` (ollama answers so even for a model not loaded,
@@ -454,6 +474,15 @@ def _first_user(body: Any) -> str:
     return ""
 
 
+def _topic_vector(text: str, topics: list[list[str]]) -> list[float]:
+    """A vector of `text` with one dimension per topic: how many of its words are the topic's,
+    then 0.001 (never a zero vector)."""
+    import re
+
+    words = re.findall(r"\w+", text.lower())
+    return [float(sum(words.count(w.lower()) for w in topic)) for topic in topics] + [0.001]
+
+
 def _error(code: int, message: str) -> dict:
     """llama-server's error body."""
     return {"error": {"code": code, "message": message, "type": "invalid_request_error"}}
@@ -520,7 +549,7 @@ def main(argv: list[str]) -> int:
     if isinstance(script, list):
         script = {"responses": script}
     srv = ScriptedServer(port)
-    for key in ("models", "props", "show", "ps", "version", "tags", "router", "lmstudio"):
+    for key in ("models", "props", "show", "ps", "version", "tags", "router", "lmstudio", "embedding_topics"):
         if key in script:
             setattr(srv, key, script[key])
     for spec in script.get("responses", []):

@@ -375,12 +375,14 @@ async def test_a_pdf_without_text_says_so(scripted_server, tmp_path):
         "file_path": str(tmp_path / "blank.pdf"), "total_pages": 1}
 
 
-async def test_a_large_pdf_is_capped_and_says_the_offload_is_not_there_yet(scripted_server, tmp_path):
+async def test_a_large_pdf_is_capped_and_says_the_offload_needs_the_documents_group(scripted_server, tmp_path):
     make_pdf(tmp_path / "long.pdf", ["\n".join(f"Paragraph {p}.{i} of a long report" for i in range(25))
                                      for p in range(40)])
     out = await Session(scripted_server, tmp_path, {"files": {"docMaxTokens": 400}}).read("long.pdf", mode="PDF")
     assert out["truncated"] is True and out["content"].endswith(MARK) and out["total_pages"] == 40
-    assert "mm cannot yet index a large document for search (that comes with the documents tool group)" in out["message"]
+    assert out["message"].endswith(" - truncated due to token limit: only the start of the document is shown; ask the "
+                                   "user which part matters. (With the documents tool group declared, mm indexes a "
+                                   "large document for search_in_documents instead.)")
 
 
 async def test_a_damaged_pdf_is_one_error(scripted_server, tmp_path):

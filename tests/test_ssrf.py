@@ -143,7 +143,7 @@ async def test_large_page_gives_no_content(web, tmp_path):
     assert not result.failed and "PAGE" not in result.text and "word word" not in result.text
     assert f"above the {INLINE_LIMIT:,}-character limit" in result.text
     assert "chunks of 1024 tokens" in result.text and "search_in_documents" in result.text
-    assert "document search (RAG) is not available in mm yet" in result.text
+    assert "search_in_documents with the documents tool group declared (it is not here)" in result.text
 
 
 async def test_page_within_the_inline_limit_is_cut_to_max_output(web, tmp_path):

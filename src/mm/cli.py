@@ -53,6 +53,8 @@ configuration files:
   ~/.local/state/mm/history           line mode's prompt history
   $XDG_STATE_HOME/mm/tasks/           background tasks' logs (toolsets: [tasks]; default under
                                       ~/.local/state), swept after 7 days
+  $XDG_STATE_HOME/mm/documents/       the documents index, one file per project (toolsets:
+                                      [documents]; /docs add PATH…; docs/documents.md)
 
 exit statuses:
   0    done

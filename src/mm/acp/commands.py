@@ -49,6 +49,10 @@ async def run_command(session: Any, ui: Any, command: str, argument: str) -> dic
         from mm.commands.memory_file import memory_file_text
 
         line = memory_file_text(session.conv.registry)
+    elif command == "/docs":
+        from mm.commands.docs import docs_command
+
+        line = await docs_command(session.conv, argument)
     else:  # /resume
         line = await _resume(session, ui, argument)
     first, *more = line.split("\n")
@@ -77,13 +81,14 @@ def _help(session: Any) -> str:
 
 def advertised_commands(session: Any) -> tuple[Any, ...]:
     """The commands `session` offers (mm.commands.ACP_COMMANDS): /mcp only when an MCP server is
-    configured for it, /memory-file only when the memory tool is declared (each answers every
-    time, with why there is nothing to show)."""
-    from mm.commands import ACP_COMMANDS, MCP, MEMORY_FILE
+    configured for it, /memory-file only when the memory tool is declared, /docs only with the
+    documents tool group (each answers every time, with why there is nothing to show)."""
+    from mm.commands import ACP_COMMANDS, DOCS, MCP, MEMORY_FILE
 
     registry = session.conv.registry
     return tuple(c for c in ACP_COMMANDS if (c is not MCP or registry.joining is not None)
-                 and (c is not MEMORY_FILE or registry.get("memory") is not None))
+                 and (c is not MEMORY_FILE or registry.get("memory") is not None)
+                 and (c is not DOCS or registry.get("list_documents") is not None))
 
 
 async def _model(session: Any, name: str) -> str:

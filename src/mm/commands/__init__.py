@@ -3,7 +3,7 @@ commands; docs/line-mode.md §Slash commands, docs/acp.md §Commands).
 
 This package is shared by the front ends (ui/line, acp): the command table here, the server's
 models (`mm.commands.model`), the saved conversations (`mm.commands.sessions`), `/init`
-(`mm.commands.init`), the MCP servers (`mm.commands.mcp`) and MEMORY.md (`mm.commands.memory_file`). Nothing heavy is imported at module level.
+(`mm.commands.init`), the MCP servers (`mm.commands.mcp`) MEMORY.md (`mm.commands.memory_file`) and the documents index (`mm.commands.docs`). Nothing heavy is imported at module level.
 """
 
 from __future__ import annotations
@@ -41,14 +41,16 @@ MEMORY = Command("memory", "Search past conversations for words", "WORDS")
 MEMORY_FILE = Command("memory-file", "Show MEMORY.md, the notes the memory tool keeps (docs/memory.md)")
 EDIT = Command("edit", "Write the prompt in $EDITOR (also Ctrl-X Ctrl-E)", "[TEXT]")
 ASK = Command("ask", "Hand a prompt to an agent of mmConfigs and show its answer", "AGENT PROMPT")
+DOCS = Command("docs", "List the indexed documents; /docs add PATH… indexes files, /docs clear empties the index",
+               "[add PATH…]", "add PATH… to index files, clear to empty the index, nothing to list it")
 QUIT = Command("quit", "Leave mm (also /exit, Ctrl-D)")
 EXIT = Command("exit", "Leave mm (as /quit)")
 
 # What `mm -acp` intercepts and advertises, in this order (mm-acp.md lists new and compact first).
-ACP_COMMANDS = (NEW, COMPACT, HELP, CLEAR, MODEL, RESUME, COST, INIT, MCP, MEMORY_FILE)
+ACP_COMMANDS = (NEW, COMPACT, HELP, CLEAR, MODEL, RESUME, COST, INIT, MCP, MEMORY_FILE, DOCS)
 # What line mode handles.
-LINE_COMMANDS = (HELP, NEW, CLEAR, COMPACT, USAGE, COST, MODEL, SESSIONS, RESUME, MEMORY, MEMORY_FILE, INIT, MCP, EDIT,
-                 ASK, QUIT, EXIT)
+LINE_COMMANDS = (HELP, NEW, CLEAR, COMPACT, USAGE, COST, MODEL, SESSIONS, RESUME, MEMORY, MEMORY_FILE, DOCS, INIT, MCP,
+                 EDIT, ASK, QUIT, EXIT)
 ALIASES = {"clear": "new", "cost": "usage", "resume": "sessions", "exit": "quit"}  # the name → what it does
 
 SKILLS_HEAD = "skills (/name or $name, then what it needs):"

@@ -187,6 +187,18 @@ class MemoryConfig:
 
 
 @dataclass
+class DocumentsConfig:
+    """The `documents` tool group: list_documents, search_in_documents, clear_documents and the
+    index behind them (`documents:`; mnemo-tools.md, Conditional tools; notes/mnemoai.md §5; docs/documents.md)."""
+
+    __pydantic_config__ = FORBID
+    chunkTokens: Annotated[int, Ge(16)] = 1024  # tokens of one indexed chunk (RAG.CHUNK_TOKENS)
+    maxTokens: Annotated[int, Ge(1)] = 8192  # above it fs_read and web_crawler index a document (RAG.MAX_TOKENS)
+    embeddings: bool = True  # search by meaning too when the model server answers /v1/embeddings
+    embeddingModel: str | None = None  # the model asked for embeddings; None: the agent's own model
+
+
+@dataclass
 class LspServerEntry:
     """One language server of `lsp.servers` (mm-tools.md §lsp; docs/lsp.md): started over stdio
     as `command` `args…` in the project root, for the files whose names end with one of
@@ -264,6 +276,7 @@ class AgentConfig:
     visionModel: Annotated[str, MinLen(1)] | VisionModelEntry | None = None  # describe_image's model (docs/vision.md)
     memory: MemoryConfig = field(default_factory=MemoryConfig)  # MEMORY.md of the memory tool (toolsets: memory)
     subagentMaxConcurrency: Annotated[int, Ge(1)] = 4  # sub-agents running at once (toolsets: agents, docs/subagents.md)
+    documents: DocumentsConfig = field(default_factory=DocumentsConfig)  # the `documents` group (docs/documents.md)
 
 
 def constraint_names() -> dict[str, Any]:

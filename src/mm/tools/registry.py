@@ -91,6 +91,7 @@ GROUPS: dict[str, str] = {
     "vision": "mm.tools.vision",
     "memory": "mm.tools.memory",
     "agents": "mm.tools.agents",
+    "documents": "mm.tools.documents",
 }
 UNKNOWN_GROUP = "toolsets: {name!r} is not a tool group — the groups are: {names}"
 # Two tools of one job declared together (docs/tools.md §Two tools of one job): mm's own is
@@ -177,7 +178,7 @@ def core_tools(config: AgentConfig, env: Mapping[str, str] | None = None, cwd: P
         from mm.tools.lsp import lsp_tools
 
         tools += lsp_tools(config, env, cwd, _say_once)
-    tools += _web_tools(config, env)
+    tools += _web_tools(config, env, cwd)
     if config.sessions.enabled and config.sessions.autoSearchMemory:
         from mm.tools.search_memory import SearchMemory
 
@@ -254,17 +255,21 @@ def _say_once(line: str) -> None:
         print(line, file=sys.stderr)
 
 
-def _web_tools(config: AgentConfig, env: Mapping[str, str]) -> list[Tool]:
-    """fetch_content, web_crawler and web_search, each when switched on (imported only then)."""
+def _web_tools(config: AgentConfig, env: Mapping[str, str], cwd: Path | None = None) -> list[Tool]:
+    """fetch_content, web_crawler and web_search, each when switched on (imported only then);
+    web_crawler indexes large pages in the documents index of `cwd`'s project when the
+    `documents` group is declared (docs/documents.md)."""
     tools: list[Tool] = []
     if config.fetchContentTool:
         from mm.tools.web.fetch_content import FetchContent
 
         tools.append(FetchContent())
     if switched_on(config.webCrawler.enabled, env.get("ENABLE_WEB_CRAWL")):
+        from mm.tools.documents import index_for
         from mm.tools.web.web_crawler import WebCrawler
 
-        tools.append(WebCrawler(allowed_hosts=list(config.webCrawler.allowedHosts)))
+        tools.append(WebCrawler(allowed_hosts=list(config.webCrawler.allowedHosts), 
+                                documents=index_for(config, env, cwd)))
     search = config.webSearch
     key = search.apiKey or env.get("BRAVE_API_KEY")
     if key and switched_on(search.enabled, env.get("ENABLE_WEB_SEARCH")):

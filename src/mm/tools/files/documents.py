@@ -1,8 +1,9 @@
 """fs_read's "PDF" and "DOCX" modes (mnemo-tools.md, fs_read modes; notes/mnemoai.md §2.1): page-marked
 text with `pypdf`, paragraph text with `python-docx` (tables, headers and footnotes are not
 extracted), both imported on the first such read. A document longer than docMaxTokens shows its
-start and says the rest is not shown: the reference offloads it to document search (RAG), which
-mm does not have yet (docs/tools-files.md §Large documents).
+start and says the rest is not shown; with the `documents` group declared, fs_read first offers
+a document above documents.maxTokens to the index, as the reference offloads it to its RAG
+(mm.tools.documents.adding; docs/tools-files.md §Large documents).
 """
 
 from __future__ import annotations
@@ -30,9 +31,9 @@ DOCX_ERROR = "Error reading DOCX: {error}"
 DOCX_BOMB = "its text unpacks to more than {limit}"
 DOCX_READ = "Read {shown} of {total} paragraphs ({tokens} tokens)"
 TOO_BIG = "it is larger than {limit}"
-LARGE_DOCUMENT = (" - truncated due to token limit: only the start of the document is shown. mm cannot yet index a "
-                  "large document for search (that comes with the documents tool group); ask the user which part "
-                  "matters.")
+LARGE_DOCUMENT = (" - truncated due to token limit: only the start of the document is shown; ask the user which part "
+                  "matters. (With the documents tool group declared, mm indexes a large document for "
+                  "search_in_documents instead.)")
 
 
 def _quiet(name: str) -> None:
@@ -43,7 +44,7 @@ def _quiet(name: str) -> None:
         logger.propagate = False
 
 
-def _bytes(where: Path) -> tuple[bytes, Any] | str:
+def document_bytes(where: Path) -> tuple[bytes, Any] | str:
     """The document's bytes and stat (mm.fs), or why not (DOCUMENT_BYTES)."""
     from mm.fs import FileTooLarge, read_with_stat, size_text
 
@@ -74,22 +75,18 @@ def _fit(pieces: list[str], budget: int, cancelled: Any) -> tuple[str, int, bool
     return "".join(kept).strip(), len(kept), False
 
 
-def read_pdf(where: Path, budget: int, cancelled: Any = None) -> Outcome:
-    """The PDF mode: each page's text under `--- Page N ---`, at most `budget` tokens."""
+def pdf_pages(data: bytes, budget: int | None = None, cancelled: Any = None) -> tuple[list[str], int] | str:
+    """The PDF's pages with text, each as PAGE_MARK, and its number of pages — extracted until
+    they pass `budget` tokens (None: all) — or why it cannot be read (one line). Raises Cancelled."""
     from mm.llm.tokens import count_text
 
-    got = _bytes(where)
-    if isinstance(got, str):
-        return Outcome(error(PDF_ERROR.format(error=got), file_path=str(where)))
-    data, st = got
     _quiet("pypdf")
     import pypdf
 
     try:
         reader = pypdf.PdfReader(io.BytesIO(data))
         if reader.is_encrypted and not reader.decrypt(""):
-            return Outcome(error(PDF_ERROR.format(error=PDF_ENCRYPTED), file_path=str(where)))
-        total = len(reader.pages)
+            return PDF_ENCRYPTED
         pages, used = [], 0
         for n, page in enumerate(reader.pages, 1):  # extracted while they may still fit
             if cancelled is not None and cancelled.is_set():
@@ -97,13 +94,28 @@ def read_pdf(where: Path, budget: int, cancelled: Any = None) -> Outcome:
             text = (page.extract_text() or "").strip()
             if text:
                 pages.append(PAGE_MARK.format(n=n, text=text))
-                used += count_text(pages[-1])
-            if used > budget:
+                used += count_text(pages[-1]) if budget is not None else 0
+            if budget is not None and used > budget:
                 break
+        return pages, len(reader.pages)
     except Cancelled:
         raise
     except Exception as err:  # pypdf raises many kinds for a damaged file: each becomes one line
-        return Outcome(error(PDF_ERROR.format(error=err or type(err).__name__), file_path=str(where)))
+        return str(err or type(err).__name__)
+
+
+def read_pdf(where: Path, budget: int, cancelled: Any = None) -> Outcome:
+    """The PDF mode: each page's text under `--- Page N ---`, at most `budget` tokens."""
+    from mm.llm.tokens import count_text
+
+    got = document_bytes(where)
+    if isinstance(got, str):
+        return Outcome(error(PDF_ERROR.format(error=got), file_path=str(where)))
+    data, st = got
+    extracted = pdf_pages(data, budget, cancelled)
+    if isinstance(extracted, str):
+        return Outcome(error(PDF_ERROR.format(error=extracted), file_path=str(where)))
+    pages, total = extracted
     seen = Seen.of(data, st)
     if not pages:
         return Outcome({"content": "", "message": PDF_EMPTY, "file_path": str(where), "total_pages": total}, seen,
@@ -127,27 +139,34 @@ def _docx_bomb(data: bytes) -> bool:
         return False  # python-docx says what is wrong with it
 
 
+def docx_paragraphs(data: bytes) -> list[str] | str:
+    """The text of each non-empty paragraph of the DOCX `data`, or why it cannot be read (one line)."""
+    from mm.fs import size_text
+
+    if _docx_bomb(data):
+        return DOCX_BOMB.format(limit=size_text(DOCX_TEXT_BYTES))
+    try:
+        import docx
+
+        return [p.text.strip() for p in docx.Document(io.BytesIO(data)).paragraphs if p.text.strip()]
+    except Exception as err:  # not a zip, no document part, broken XML: one line each
+        return str(err or type(err).__name__)
+
+
 def read_docx(where: Path, budget: int, cancelled: Any = None) -> Outcome:
     """The DOCX mode: the text of each non-empty paragraph, at most `budget` tokens; refused for
     a name not ending in `.docx`."""
     from mm.llm.tokens import count_text
-    from mm.fs import size_text
 
     if not where.name.lower().endswith(".docx"):
         return Outcome(error(DOCX_NOT.format(path=where), file_path=str(where)))
-    got = _bytes(where)
+    got = document_bytes(where)
     if isinstance(got, str):
         return Outcome(error(DOCX_ERROR.format(error=got), file_path=str(where)))
     data, st = got
-    if _docx_bomb(data):
-        return Outcome(error(DOCX_ERROR.format(error=DOCX_BOMB.format(limit=size_text(DOCX_TEXT_BYTES))),
-                             file_path=str(where)))
-    try:
-        import docx
-
-        paragraphs = [p.text.strip() for p in docx.Document(io.BytesIO(data)).paragraphs if p.text.strip()]
-    except Exception as err:  # not a zip, no document part, broken XML: one line each
-        return Outcome(error(DOCX_ERROR.format(error=err or type(err).__name__), file_path=str(where)))
+    paragraphs = docx_paragraphs(data)
+    if isinstance(paragraphs, str):
+        return Outcome(error(DOCX_ERROR.format(error=paragraphs), file_path=str(where)))
     seen = Seen.of(data, st)
     if not paragraphs:
         return Outcome({"content": "", "message": DOCX_EMPTY, "file_path": str(where), "total_paragraphs": 0}, seen,

@@ -92,6 +92,7 @@ class FsRead:
 
     doc_max_tokens: int | None = None  # files.docMaxTokens; None: the default (common.doc_max_tokens)
     describer: bool = False  # describe_image is declared beside it (an image's refusal points there)
+    documents: Any = None  # the documents index (mm.tools.documents.index), when that group is declared
     name: str = "fs_read"
     kind: ToolKind = "read"
     description: str = DESCRIPTION
@@ -124,6 +125,17 @@ class FsRead:
                 return result(error(NOT_FOUND.format(path=where)), where)
             if os.path.isdir(where):
                 return result(error(NOT_A_FILE.format(path=where)), where)
+        if mode in ("PDF", "DOCX") and self.documents is not None and (mode == "PDF" or where.name.lower().endswith(".docx")):
+            from mm.tools.documents.adding import offload_document
+            from mm.tools.waiting import Cancelled as Stopped, unless_cancelled
+
+            try:
+                offloaded = await unless_cancelled(offload_document(self.documents, where, ctx.model_client),
+                                                   ctx.cancelled)
+            except Stopped:
+                return ToolResult(CANCELLED, failed=True, locations=[where])
+            if offloaded is not None:
+                return result(offloaded, where)
         try:
             outcome = await asyncio.to_thread(_read, mode, where, args, self.budget(ctx), ctx.cancelled)
         except Cancelled:

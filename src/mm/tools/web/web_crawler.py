@@ -25,7 +25,7 @@ NO_CONTENT = "[web_crawler: {url} has no text content once scripts, navigation a
 TOO_LARGE = (
     "[web_crawler: {url} is {size:,} characters of Markdown, above the {limit:,}-character limit for an "
     "inline result, so no content is returned. It makes about {chunks} chunks of {tokens} tokens, which "
-    "would be indexed for search_in_documents — but document search (RAG) is not available in mm yet. "
+    "would be indexed for search_in_documents with the documents tool group declared (it is not here). "
     "Fetch a more specific page, or save this one to a file with fetch_content and output if that tool "
     "is declared]"
 )
@@ -46,25 +46,37 @@ class WebCrawler:
     needs_permission = False
 
     def __init__(self, allowed_hosts: list[str] | None = None, resolver: Resolver = system_resolver,
-                 timeout: float = PAGE_TIMEOUT, verify: Any = True):
+                 timeout: float = PAGE_TIMEOUT, verify: Any = True, documents: Any = None):
         """`allowed_hosts` (list of str): names, `*.name`, addresses or CIDR ranges the guard lets
         through (webCrawler.allowedHosts); `resolver`: how names become addresses; `timeout` in s;
-        `verify`: True (system certificate authorities) or an ssl.SSLContext."""
+        `verify`: True (system certificate authorities) or an ssl.SSLContext; `documents`: the
+        documents index (mm.tools.documents.index) a large page goes to, or None."""
+        self.documents = documents
         guard = SsrfGuard(parse_allowed(allowed_hosts or []), resolver)
         self.fetcher = Fetcher(guard=guard, timeout=timeout, verify=verify)
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         """Return the page's Markdown cut to maxOutput; above INLINE_LIMIT characters, only its size
-        and chunk count. Failures are `[web_crawler: error N (<class>) — …]` lines."""
+        and chunk count — with the documents index, a page above its maxTokens is indexed and the
+        reference's answer returned (JSON: chunks_indexed, next_step). Failures are
+        `[web_crawler: error N (<class>) — …]` lines."""
         try:
             url = repair_url(str(args.get("url") or ""))
-            _, markdown = await unless_cancelled(fetch_markdown(self.fetcher, url, Options()), ctx.cancelled)
+            page, markdown = await unless_cancelled(fetch_markdown(self.fetcher, url, Options()), ctx.cancelled)
         except FetchError as err:
             return ToolResult(err.text(NAME), failed=True)
         except Cancelled:
             return ToolResult(CANCELLED, failed=True)
         if not markdown:
             return ToolResult(NO_CONTENT.format(url=url))
+        if self.documents is not None:
+            from mm.tools.documents.adding import offload_page
+
+            offloaded = await offload_page(self.documents, page.url, markdown, ctx.model_client)
+            if offloaded is not None:
+                import json
+
+                return ToolResult(json.dumps(offloaded, indent=2, ensure_ascii=False))
         if len(markdown) > INLINE_LIMIT:
             return ToolResult(TOO_LARGE.format(url=url, size=len(markdown), limit=INLINE_LIMIT,
                                                chunks=chunk_count(markdown), tokens=CHUNK_TOKENS))

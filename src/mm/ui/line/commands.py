@@ -32,7 +32,7 @@ QUITS = ("/quit", "/exit")
 ALONE = ("/quit", "/exit", "/new", "/clear", "/compact", "/usage", "/cost", "/help", "/init", "/mcp", "/memory-file")  # take no words
 # The spinner's word while a command runs (one that answers at once shows none for long).
 STATUS = {"/compact": "Compacting the history", "/memory": "Searching past conversations",
-          "/model": "Asking the model server"}
+          "/model": "Asking the model server", "/docs": "Indexing documents"}
 WORKING = "Working"
 # Read-only commands that answer at an ask_user question (then the question is asked again); with
 # words after them, /sessions, /resume and /model would change the conversation under the turn.
@@ -139,6 +139,10 @@ async def slash_command(conv: Any, text: str, services: Services | None = None) 
         from mm.commands.memory_file import memory_file_text
 
         return memory_file_text(conv.registry)
+    if does == "/docs":
+        from mm.commands.docs import docs_command
+
+        return await docs_command(conv, rest)
     return UNKNOWN_COMMAND.format(command=command, help=HELP)
 
 
