@@ -88,6 +88,7 @@ GROUPS: dict[str, str] = {
     "todo": "mm.tools.todo",
     "git": "mm.tools.git",
     "search": "mm.tools.search",
+    "plan": "mm.tools.plan",
 }
 UNKNOWN_GROUP = "toolsets: {name!r} is not a tool group — the groups are: {names}"
 # Two tools of one job declared together (docs/tools.md §Two tools of one job): mm's own is
