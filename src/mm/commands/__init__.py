@@ -40,14 +40,15 @@ SESSIONS = Command("sessions", "List the saved conversations; /sessions ID goes 
 MEMORY = Command("memory", "Search past conversations for words", "WORDS")
 EDIT = Command("edit", "Write the prompt in $EDITOR (also Ctrl-X Ctrl-E)", "[TEXT]")
 ASK = Command("ask", "Hand a prompt to an agent of mmConfigs and show its answer", "AGENT PROMPT")
+PLAN = Command("plan", "Plan mode: read and plan, change nothing until a plan is approved; /plan again leaves it")
 QUIT = Command("quit", "Leave mm (also /exit, Ctrl-D)")
 EXIT = Command("exit", "Leave mm (as /quit)")
 
 # What `mm -acp` intercepts and advertises, in this order (mm-acp.md lists new and compact first).
-ACP_COMMANDS = (NEW, COMPACT, HELP, CLEAR, MODEL, RESUME, COST, INIT, MCP)
+ACP_COMMANDS = (NEW, COMPACT, HELP, CLEAR, MODEL, RESUME, COST, INIT, MCP, PLAN)
 # What line mode handles.
-LINE_COMMANDS = (HELP, NEW, CLEAR, COMPACT, USAGE, COST, MODEL, SESSIONS, RESUME, MEMORY, INIT, MCP, EDIT, ASK, QUIT,
-                 EXIT)
+LINE_COMMANDS = (HELP, NEW, CLEAR, COMPACT, USAGE, COST, MODEL, SESSIONS, RESUME, MEMORY, INIT, MCP, EDIT, ASK, PLAN,
+                 QUIT, EXIT)
 ALIASES = {"clear": "new", "cost": "usage", "resume": "sessions", "exit": "quit"}  # the name → what it does
 
 SKILLS_HEAD = "skills (/name or $name, then what it needs):"

@@ -314,10 +314,12 @@ class _Reader:
     def redirected(self, node: "Node") -> None:
         body = node.child_by_field_name("body")
         for child in node.named_children:
-            if child is body:
+            if body is not None and child.id == body.id:  # a new Node object each time: never `is`
                 self.statement(child)
-            else:
+            elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
                 self.redirect(child)
+            else:
+                self.part(child)
 
     def redirect(self, node: "Node") -> None:
         if node.type == "heredoc_redirect":

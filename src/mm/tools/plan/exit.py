@@ -47,6 +47,10 @@ class ExitPlanMode:
               Param("allowed_bash", "array", ALLOWED_DESCRIPTION, required=False, default=None,
                     items={"type": "string"})]
 
+    def call_kind(self, args: Any) -> str:
+        """The ACP kind of its calls: `switch_mode` (it leaves plan mode)."""
+        return "switch_mode"
+
     @staticmethod
     def normalize_arguments(args: Any) -> Any:
         """One command given as a string in allowed_bash becomes a list of one."""
