@@ -7,6 +7,7 @@ turn and pre-approves its commands. The front ends are in tests/test_plan_mode_f
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 
@@ -48,6 +49,17 @@ def work(tmp_path, monkeypatch) -> Path:
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
     repo = new_repo(tmp_path / "work", {SENTINEL: KEPT, "notes.md": "# notes\n"})
     return repo
+
+
+@contextlib.asynccontextmanager
+async def planning(srv, work: Path, config: dict):
+    """A real conversation for `config` in `work`, in plan mode; closed at the end."""
+    conv = make_conversation(srv.base_url, work, config)
+    conv.set_plan_mode(True)
+    try:
+        yield conv
+    finally:
+        await conv.close()
 
 
 async def turn(srv, conv, calls: list[dict], ui=None) -> list[str]:
@@ -203,9 +215,7 @@ async def test_no_write_tool_and_no_write_command_runs_in_plan_mode(scripted_ser
 
 async def test_read_only_tools_and_commands_run_and_the_plan_file_is_writable(scripted_server, work):
     srv = scripted_server
-    conv = make_conversation(srv.base_url, work, EVERYTHING | {"yolo": True})
-    try:
-        conv.set_plan_mode(True)
+    async with planning(srv, work, EVERYTHING | {"yolo": True}) as conv:
         plan_file = conv.plan_mode.plan_file
         results = await turn(srv, conv, [
             call("execute_bash", command="cat sentinel.txt | wc -l"),
@@ -222,8 +232,6 @@ async def test_read_only_tools_and_commands_run_and_the_plan_file_is_writable(sc
         assert "init" in results[3]
         assert not any(r.startswith("[plan mode") for r in results), results
         assert plan_file.read_text() == "# Plan\n1. do it well\n"
-    finally:
-        await conv.close()
 
 
 async def test_other_tools_are_refused_unless_known_to_read(scripted_server, work):
@@ -290,9 +298,7 @@ async def test_the_reminder_goes_with_each_request_and_never_into_the_history(sc
 
 async def test_an_approved_plan_runs_in_the_same_turn_with_its_commands_pre_approved(scripted_server, work):
     srv = scripted_server
-    conv = make_conversation(srv.base_url, work, EVERYTHING)
-    try:
-        conv.set_plan_mode(True)
+    async with planning(srv, work, EVERYTHING) as conv:
         plan_file = conv.plan_mode.plan_file
         reminder = REMINDER.format(path=plan_file, exit=EXIT_WITH_TOOL)
         plan = "# Plan\n1. touch made\n"
@@ -314,21 +320,15 @@ async def test_an_approved_plan_runs_in_the_same_turn_with_its_commands_pre_appr
         assert "plan-mode-active" not in json.dumps(srv.requests[-2]["messages"])  # off in the same turn
         conv.new()
         assert conv.plan_mode.approved == []
-    finally:
-        await conv.close()
 
 
 async def test_an_edited_plan_is_approved_as_edited(scripted_server, work):
     srv = scripted_server
-    conv = make_conversation(srv.base_url, work, EVERYTHING)
-    try:
-        conv.set_plan_mode(True)
+    async with planning(srv, work, EVERYTHING) as conv:
         [result] = await turn(srv, conv, [call("exit_plan_mode", plan="# Plan\n1. a\n")],
                               PlanUI([("edited", "# Plan\n1. b\n")]))
         assert result == APPROVED_EDITED.format(path=conv.plan_mode.plan_file, commands="", plan="# Plan\n1. b\n")
         assert conv.plan_mode.plan_file.read_text() == "# Plan\n1. b\n"
-    finally:
-        await conv.close()
 
 
 async def test_keep_planning_nobody_empty_and_not_in_plan_mode(scripted_server, work):

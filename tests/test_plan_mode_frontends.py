@@ -27,12 +27,18 @@ def tool_results(request: dict) -> list[str]:
     return [m["content"] for m in request["messages"] if m["role"] == "tool"]
 
 
-def test_line_mode_plan_then_edit_then_approve(scripted_server, tmp_path):
-    srv = scripted_server
+def project(tmp_path, agent: str):
+    """`tmp_path/work` holding the sentinel and the agent file `agent`."""
     work = tmp_path / "work"
     work.mkdir()
     (work / SENTINEL).write_text(KEPT)
-    agent_file(work, "toolsets: [core, plan]\n")
+    agent_file(work, agent)
+    return work
+
+
+def test_line_mode_plan_then_edit_then_approve(scripted_server, tmp_path):
+    srv = scripted_server
+    work = project(tmp_path, "toolsets: [core, plan]\n")
     state = tmp_path / "state"
     editor = f"{sys.executable} -c \"import sys; open(sys.argv[1], 'w').write('# Edited plan\\n')\""
     plan_file = state / "mm" / "plans"
@@ -82,10 +88,7 @@ def test_line_mode_plan_then_edit_then_approve(scripted_server, tmp_path):
 
 def test_mm_p_in_plan_mode_nobody_can_approve(scripted_server, tmp_path):
     srv = scripted_server
-    work = tmp_path / "work"
-    work.mkdir()
-    (work / SENTINEL).write_text(KEPT)
-    agent_file(work, "toolsets: [core, plan]\nplanMode: true\n")
+    work = project(tmp_path, "toolsets: [core, plan]\nplanMode: true\n")
     srv.add_tool_calls([call("bash", command=f"env rm {SENTINEL}"), call("bash", command=f"cat {SENTINEL}"),
                         call("exit_plan_mode", plan="# Plan\n")])
     srv.add_reply("Here is the plan.")

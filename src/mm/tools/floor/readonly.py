@@ -28,6 +28,9 @@ if TYPE_CHECKING:
 THROUGH = frozenset({"program", "list", "pipeline", "subshell", "compound_statement", "negated_command",
                      "if_statement", "elif_clause", "else_clause", "while_statement", "for_statement",
                      "c_style_for_statement", "do_group", "case_statement", "case_item"})
+STATEMENTS = THROUGH | {"command", "redirected_statement", "comment", "function_definition", "variable_assignment",
+                         "variable_assignments", "declaration_command", "unset_command"}
+REDIRECTS = ("file_redirect", "heredoc_redirect", "herestring_redirect")
 OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>|"})
 SINKS = frozenset({"/dev/null"})  # an output redirection here writes nothing
 MAX_DEPTH = 8  # `$(…)` inside `$(…)`…
@@ -293,11 +296,9 @@ class _Reader:
 
     def part(self, node: "Node") -> None:
         """A child of a compound statement: a statement, or a word (its substitutions checked)."""
-        if node.type in THROUGH or node.type in ("command", "redirected_statement", "comment", "function_definition",
-                                                 "variable_assignment", "variable_assignments",
-                                                 "declaration_command", "unset_command"):
+        if node.type in STATEMENTS:
             self.statement(node)
-        elif node.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
+        elif node.type in REDIRECTS:
             self.redirect(node)
         else:
             self.substitutions(node)
@@ -316,8 +317,6 @@ class _Reader:
         for child in node.named_children:
             if body is not None and child.id == body.id:  # a new Node object each time: never `is`
                 self.statement(child)
-            elif child.type in ("file_redirect", "heredoc_redirect", "herestring_redirect"):
-                self.redirect(child)
             else:
                 self.part(child)
 
@@ -349,7 +348,7 @@ class _Reader:
         for child in node.named_children:
             if child.type == "variable_assignment":
                 raise NotReadOnly("it sets variables for the program it runs")
-            if child.type in ("file_redirect", "herestring_redirect", "heredoc_redirect"):
+            if child.type in REDIRECTS:
                 self.redirect(child)
             elif child.type == "command_name":
                 named = True
