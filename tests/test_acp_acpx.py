@@ -456,7 +456,10 @@ def test_session_load_in_a_second_process_replays_the_first_exchange(world):
     load = request(two.messages, "session/load")
     assert load["params"] == {"sessionId": session_id, "cwd": str(w.cwd), "mcpServers": []}, load
     loaded_at = response_index(wire, load["id"])
-    assert wire[loaded_at] == {"jsonrpc": "2.0", "id": load["id"], "result": {}}
+    from mm.acp.modes import AVAILABLE  # the session modes (docs/plan-mode.md)
+
+    loaded = {"modes": {"currentModeId": "default", "availableModes": AVAILABLE}}
+    assert wire[loaded_at] == {"jsonrpc": "2.0", "id": load["id"], "result": loaded}
     replay = updates(wire[:loaded_at])
     kinds = [u["sessionUpdate"] for u in replay]
     assert kinds and kinds[0] == "user_message_chunk" and kinds[-1] == "available_commands_update", kinds

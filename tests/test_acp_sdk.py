@@ -559,7 +559,10 @@ async def test_load_session_replays_what_a_live_session_did(cwd, scripted_server
         await step(mm.conn.load_session(cwd=str(cwd), session_id=sid, mcp_servers=[]), "session/load")
         tail = [m for d, m in mm.wire[mark:] if d == "in"]
         response = tail[-1]
-        assert response.get("result") == {} and "method" not in response, tail[-1]
+        from mm.acp.modes import AVAILABLE  # the session modes (docs/plan-mode.md)
+
+        loaded = {"modes": {"currentModeId": "default", "availableModes": AVAILABLE}}
+        assert response.get("result") == loaded and "method" not in response, tail[-1]
         replay = [m["params"]["update"] for m in tail[:-1]]
         assert all(m.get("method") == "session/update" and m["params"]["sessionId"] == sid for m in tail[:-1])
         notes = str(cwd / "notes.txt")

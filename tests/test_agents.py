@@ -435,3 +435,19 @@ async def test_a_foreground_sub_agent_asks_the_parents_user(scripted_server, wor
         assert re.fullmatch(r"general-purpose-[0-9a-f]{6} asks", name) and arguments["path"] == "w.txt"
         assert not (work / "w.txt").exists() and "was refused" in text
         assert scripted_server.requests[2]["messages"][-1]["content"] == "[write_file rejected by the user]"
+
+
+async def test_plan_mode_holds_a_general_purpose_sub_agent(scripted_server, work):
+    """Issue 14 §1: in plan mode nothing writes, for sub-agents too (their conversation carries the
+    parent's plan mode), and a sub-agent is never given exit_plan_mode to approve its parent's plan."""
+    async with conversation(scripted_server, work, toolsets=["core", "agents", "plan"]) as conv:
+        conv.set_plan_mode(True)
+        text = await foreground(scripted_server, conv, "general-purpose", "write it", [
+            {"tool_calls": [call("write_file", path="x.txt", content="no"),
+                            call("bash", command=f"touch {work / 'ran'}")]}, {"reply": "refused"}])
+        assert not (work / "x.txt").exists() and not (work / "ran").exists()
+        assert "refused" in text
+        assert "exit_plan_mode" in tool_names(scripted_server.requests[0])
+        assert "exit_plan_mode" not in tool_names(scripted_server.requests[1])
+        refusals = [m["content"] for m in scripted_server.requests[2]["messages"] if m.get("role") == "tool"]
+        assert len(refusals) == 2 and all("plan mode" in r.lower() for r in refusals), refusals

@@ -77,6 +77,8 @@ def build_conversation(config: AgentConfig, client, cwd: Path, resume: Path | No
 
         agents.runs.runner = SubagentRunner(conv, config)
         conv.inbox = agents.runs
+    if config.planMode:  # read-only until a plan is approved (docs/plan-mode.md)
+        conv.set_plan_mode(True)
     if any(vars(config.hooks).values()):  # imported only when the agent file has hooks (start-up time)
         from mm.hooks.point import Hooks
 

@@ -21,7 +21,7 @@ from typing import Any, Callable, Iterable, Mapping
 from mm.text import one_line
 
 # mm's own slash commands in every front end (mm.commands.ACP_COMMANDS): they win over a skill of that name
-COMMAND_NAMES = ("new", "compact", "help", "clear", "model", "resume", "cost", "init", "mcp", "memory-file")
+COMMAND_NAMES = ("new", "compact", "help", "clear", "model", "resume", "cost", "init", "mcp", "memory-file", "docs", "plan")
 SKILL_FILE = "SKILL.md"  # the skill of a directory skill
 SUFFIX = ".md"
 HEAD_BYTES = 64 * 1024  # the part of a skill file read for the catalogue (frontmatter, first line)

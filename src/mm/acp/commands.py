@@ -53,6 +53,11 @@ async def run_command(session: Any, ui: Any, command: str, argument: str) -> dic
         from mm.commands.docs import docs_command
 
         line = await docs_command(session.conv, argument)
+    elif command == "/plan":  # docs/plan-mode.md: the mode changes, and the client is told
+        from mm.acp.modes import mode_update
+
+        line = session.conv.set_plan_mode(not session.conv.plan_mode.active)
+        ui.outbox.put(mode_update(session.conv))
     else:  # /resume
         line = await _resume(session, ui, argument)
     first, *more = line.split("\n")

@@ -20,6 +20,12 @@ PERMISSION_OPTIONS = [
     {"optionId": "reject", "name": "Reject", "kind": "reject_once"},
     {"optionId": "never", "name": "Never", "kind": "reject_always"},
 ]
+PLAN_OPTIONS = [
+    {"optionId": "approve", "name": "Approve the plan and start", "kind": "allow_once"},
+    {"optionId": "keep", "name": "Keep planning", "kind": "reject_once"},
+]
+PLAN_TITLE = "Approve the plan?"
+PLAN_COMMANDS = "\n\n---\nRun without asking once approved: {commands}"
 ANSWERS: dict[str, PermissionAnswer] = {"allow": "allow_once", "allow_always": "allow_always",
                                         "reject": "reject_once", "never": "reject_always"}
 
@@ -134,6 +140,23 @@ class EditorFrontEnd:
         if isinstance(outcome, dict) and outcome.get("outcome") == "selected":
             return ANSWERS.get(str(outcome.get("optionId")), "reject_once")
         return "reject_once"
+
+    async def approve_plan(self, plan: str, allowed_bash: list[str], plan_file: Path) -> tuple[str, str]:
+        """exit_plan_mode's question: `session/request_permission` whose tool call carries the plan
+        as Markdown, with PLAN_OPTIONS (docs/plan-mode.md §Over ACP). Approved, the mode becomes
+        `default` (current_mode_update); anything else keeps planning."""
+        from mm.acp.modes import AVAILABLE
+
+        content = plan + (PLAN_COMMANDS.format(commands=", ".join(allowed_bash)) if allowed_bash else "")
+        tool_call = {"toolCallId": self._current, "title": PLAN_TITLE, "kind": "switch_mode", "status": "pending",
+                     "content": [{"type": "content", "content": {"type": "text", "text": content}}]}
+        params = {"sessionId": self.session_id, "toolCall": tool_call, "options": PLAN_OPTIONS}
+        result = await self._ask("session/request_permission", params)
+        outcome = result.get("outcome") if isinstance(result, dict) else None
+        if isinstance(outcome, dict) and outcome.get("outcome") == "selected" and outcome.get("optionId") == "approve":
+            self.outbox.put({"sessionUpdate": "current_mode_update", "currentModeId": AVAILABLE[0]["id"]})
+            return "approve", plan
+        return "keep", ""
 
     async def ask_user(self, questions: list) -> list[str] | str:
         """ask_user's questions as one form when the client takes forms, else as dialogs when

@@ -2,7 +2,7 @@
 
 The class below is handed to the SDK's AgentSideConnection, which routes each JSON-RPC method to
 the method of the same name. It deliberately does not subclass `acp.Agent` (notes/acp.md
-P-SDK-1): the methods it does not define — `session/set_mode`, `session/set_config_option`,
+P-SDK-1): the methods it does not define — `session/set_config_option`,
 `session/list`, `session/resume`, `session/close`, `logout` — answer `method not found`.
 """
 
@@ -80,7 +80,9 @@ class EditorAgent:
         self.log(NEW_LOG.format(id=session.id, cwd=where, mcp=len(mcp_servers or [])))
         self._log_instructions(session)
         self._later(self._send_commands(session))  # after the response (notes/acp.md P-SDK-5)
-        return {"sessionId": session.id}
+        from mm.acp.modes import modes_of
+
+        return {"sessionId": session.id, "modes": modes_of(session.conv)}
 
     async def load_session(self, cwd: str, session_id: str, mcp_servers: list | None = None, **_: Any) -> dict:
         """Replay a saved session, then the commands, then `{}` (mm-acp.md §session/load replay)."""
@@ -122,7 +124,9 @@ class EditorAgent:
         await self._send_commands(session)
         self.log(LOADED_LOG.format(id=session_id, dir=directory, n=len(updates)))
         self._log_instructions(session)
-        return {}
+        from mm.acp.modes import modes_of
+
+        return {"modes": modes_of(session.conv)}
 
     async def prompt(self, session_id: str, prompt: list, **_: Any) -> dict[str, Any]:
         """Run one prompt (mm-acp.md §session/prompt); a failed turn is an `internal error`."""
@@ -137,6 +141,22 @@ class EditorAgent:
             return await session.prompt(prompt)
         except TurnFailed as err:
             raise RequestError.internal_error({"error": str(err)}) from None
+
+    async def set_session_mode(self, session_id: str, mode_id: str, **_: Any) -> dict[str, Any]:
+        """`session/set_mode`: `plan` turns plan mode on, `default` off (mm.acp.modes), at once —
+        a turn in flight meets the new mode at its next tool call."""
+        from acp import RequestError
+
+        from mm.acp.modes import MODE_LOG, UNKNOWN_MODE
+
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise RequestError.invalid_params({"sessionId": session_id, "error": UNKNOWN_SESSION.format(id=session_id)})
+        if mode_id not in ("plan", "default"):
+            raise RequestError.invalid_params({"modeId": mode_id, "error": UNKNOWN_MODE.format(mode=mode_id)})
+        line = session.conv.set_plan_mode(mode_id == "plan")
+        self.log(MODE_LOG.format(id=session_id, mode=mode_id, line=line))
+        return {}
 
     async def cancel(self, session_id: str, **_: Any) -> None:
         """`session/cancel`: the turn in flight for that session stops; unknown ids are ignored."""

@@ -43,14 +43,15 @@ EDIT = Command("edit", "Write the prompt in $EDITOR (also Ctrl-X Ctrl-E)", "[TEX
 ASK = Command("ask", "Hand a prompt to an agent of mmConfigs and show its answer", "AGENT PROMPT")
 DOCS = Command("docs", "List the indexed documents; /docs add PATH… indexes files, /docs clear empties the index",
                "[add PATH…]", "add PATH… to index files, clear to empty the index, nothing to list it")
+PLAN = Command("plan", "Plan mode: read and plan, change nothing until a plan is approved; /plan again leaves it")
 QUIT = Command("quit", "Leave mm (also /exit, Ctrl-D)")
 EXIT = Command("exit", "Leave mm (as /quit)")
 
 # What `mm -acp` intercepts and advertises, in this order (mm-acp.md lists new and compact first).
-ACP_COMMANDS = (NEW, COMPACT, HELP, CLEAR, MODEL, RESUME, COST, INIT, MCP, MEMORY_FILE, DOCS)
+ACP_COMMANDS = (NEW, COMPACT, HELP, CLEAR, MODEL, RESUME, COST, INIT, MCP, MEMORY_FILE, DOCS, PLAN)
 # What line mode handles.
 LINE_COMMANDS = (HELP, NEW, CLEAR, COMPACT, USAGE, COST, MODEL, SESSIONS, RESUME, MEMORY, MEMORY_FILE, DOCS, INIT, MCP,
-                 EDIT, ASK, QUIT, EXIT)
+                 EDIT, ASK, PLAN, QUIT, EXIT)
 ALIASES = {"clear": "new", "cost": "usage", "resume": "sessions", "exit": "quit"}  # the name → what it does
 
 SKILLS_HEAD = "skills (/name or $name, then what it needs):"

@@ -245,6 +245,7 @@ class AgentConfig:
     editTools: bool = True
     askUserTool: bool = True
     saveAnswerTool: bool = False
+    planMode: bool = False  # start every conversation in plan mode (docs/plan-mode.md)
     unloadModels: bool = True  # declare unload_model (mm-tools.md §unload_model), except beside structuredOutput
     skillsDir: str | None = ".mm/skills"  # relative to the working directory; "" or null: none (docs/skills.md)
     bashTimeout: Annotated[float, Gt(0)] = 30.0

@@ -18,6 +18,7 @@ from mm.engine.toolrun import Permissions, run_call
 from mm.engine.turns import current_turn_start
 from mm.llm.types import REASONING_KEY, AssistantMessage, LLMError, StreamDelta, Usage, fix_surrogates
 from mm.tools.base import Settings, ToolContext
+from mm.tools.plan.state import PlanMode
 from mm.tools.reads import ReadLog
 from mm.tools.registry import Registry
 
@@ -89,6 +90,7 @@ class Conversation:
     fresh_system_prompt: Any = None  # callable() -> the system prompt made again (MEMORY.md re-read: docs/memory.md)
     inbox: Any = None  # background sub-agents' reports (mm.tools.agents.runs.SubAgents), delivered before a request
     await_background: bool = False  # `mm -p`: the turn waits for background sub-agents (docs/subagents.md)
+    plan_mode: PlanMode = field(default_factory=PlanMode)  # docs/plan-mode.md; a sub-agent's is its parent's
 
     def __post_init__(self) -> None:
         if not self.history:
@@ -178,7 +180,7 @@ class Conversation:
         ctx = ToolContext(cwd=self.cwd, settings=self.settings, cancelled=self._cancel, interaction=ui,
                           previous_answer=self._last_answer(), history=list(self.history), hooks=self.hooks,
                           session_id=self.id_for_hooks, reads=self.reads, context_window=self.context_window,
-                          model_client=self.client)
+                          model_client=self.client, plan_mode=self.plan_mode)
         edit_noted = False  # an edit written in the answer was pointed out (once per turn)
         asked_again = False  # a structured answer that did not validate was asked again (once per turn)
         for _ in range(self.max_turns):
@@ -359,7 +361,12 @@ class Conversation:
                     ui.emit(Composing(delta.name))
                 check_runaway(delta.text)
 
-        message = await self.call_model(self.history, tools, on_delta, **options)
+        sent = self.history
+        if self.plan_mode.active:  # the reminder goes with each request, never into the history
+            from mm.tools.plan.state import with_reminder
+
+            sent = with_reminder(self.history, current_turn_start(self.history), self.plan_mode)
+        message = await self.call_model(sent, tools, on_delta, **options)
         rest = shown.flush() if shown is not None else ""
         if rest:
             ui.emit(TextChunk(rest))
@@ -414,10 +421,18 @@ class Conversation:
         self.meter.forget()
         self.loops.reset()
         self.reads.forget()
+        self.plan_mode.approved = []  # an approved plan's commands (docs/plan-mode.md)
         self.kept_as = None
         if self.on_new is not None:  # sessions: keep the old conversation under a new id, rewrite this one
             self.kept_as = self.on_new(self, previous)
         return NEW_SESSION.format(n=forgotten)
+
+    def set_plan_mode(self, on: bool) -> str:
+        """Turn plan mode on or off (`/plan`, ACP's session modes: docs/plan-mode.md); returns the
+        line to show (mm.tools.plan.state.PLAN_ON, PLAN_OFF)."""
+        if not on:
+            return self.plan_mode.leave()
+        return self.plan_mode.enter(self.id_for_hooks, "exit_plan_mode" in self.registry.names)
 
     async def close(self) -> None:
         """The conversation ends (mm leaves, or a session is replaced): the agents its tools

@@ -25,7 +25,8 @@ class SubagentRunner:
     def _registry(self, kind: Any, headless: bool) -> ChildRegistry:
         from mm.tools.registry import build_registry
 
-        toolsets = [g for g in self.config.toolsets if g != "agents"]  # never one level deeper
+        # never one level deeper, and never approving the parent's plan (docs/plan-mode.md)
+        toolsets = [g for g in self.config.toolsets if g not in ("agents", "plan")]
         tools = build_registry(replace(self.config, toolsets=toolsets), cwd=self.parent.cwd)
         return ChildRegistry(tools, kind.allows, headless)
 
@@ -54,7 +55,8 @@ class SubagentRunner:
                             settings=parent.settings, yolo=parent.yolo, max_turns=parent.max_turns, history=history,
                             permissions=parent.permissions,  # "for this session" answers hold for its sub-agents
                             context=parent.context, hooks=parent.hooks, session_id=parent.id_for_hooks,
-                            context_window=parent.context_window, refuse_overflow=parent.refuse_overflow)
+                            context_window=parent.context_window, refuse_overflow=parent.refuse_overflow,
+                            plan_mode=parent.plan_mode)  # the parent's plan mode holds its sub-agents too
         conv.on_change = conv.on_turn_end = lambda c: save(c.history)
 
         async def stop_when_cancelled() -> None:

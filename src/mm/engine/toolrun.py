@@ -99,6 +99,8 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
             coerced, problem = None, f"[error: {tool.name}: the arguments could not be read: {type(err).__name__}: {err}]"
         if problem is not None:
             result = ToolResult(problem, failed=True)
+        elif (refused := _plan_refusal(tool, coerced, ctx)) is not None:  # before hooks and permission
+            result = ToolResult(refused, failed=True)
         else:
             result, arguments, title = await _hooked_run(tool, coerced, ctx, ui, permissions, yolo, call.id)
     failed = result.failed and result.text != rejection_text(call.name, tool)  # the user's refusal is no failure
@@ -166,6 +168,27 @@ async def _hooked_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui
     return result, arguments, retitle
 
 
+def _plan_refusal(tool: Any, arguments: dict[str, Any], ctx: ToolContext) -> str | None:
+    """Plan mode's refusal of the call (mm.tools.plan.gate, docs/plan-mode.md), or None; the
+    rule is imported only while plan mode is on."""
+    if ctx.plan_mode is None or not ctx.plan_mode.active:
+        return None
+    from mm.tools.plan.gate import refusal
+
+    return refusal(tool, arguments, ctx)
+
+
+def _pre_approved(tool: Any, arguments: dict[str, Any], ctx: ToolContext) -> bool:
+    """Whether an approved plan's allowed_bash covers this command (docs/plan-mode.md §Leaving
+    plan mode): then no permission is asked for it."""
+    plan = ctx.plan_mode
+    if plan is None or not plan.approved or tool.name not in ("bash", "execute_bash"):
+        return False
+    from mm.tools.floor.readonly import approved_by
+
+    return approved_by(str(arguments.get("command", "")), plan.approved, ctx.cwd) is not None
+
+
 def _coerced(tool: Any, given: dict[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
     """A tool input a hook rewrote, coerced like the model's (mm.tools.coerce), or the problem."""
     from mm.tools.coerce import coerce_tool_args
@@ -192,7 +215,8 @@ async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext,
     elif decision == "allow":
         asks = tool.name in permissions.always_reject
     else:
-        wanted = (_needs_permission(tool, arguments, ctx) and not yolo) or getattr(tool, "always_asks", False)
+        wanted = (_needs_permission(tool, arguments, ctx) and not yolo and not _pre_approved(tool, arguments, ctx)) \
+            or getattr(tool, "always_asks", False)
         asks = wanted and tool.name not in permissions.always_allow
     preview, planned = _preview(tool.name, arguments), None
     if asks and tool.name not in permissions.always_reject:

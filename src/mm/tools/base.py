@@ -97,6 +97,7 @@ class ToolContext:
     model_client: Any = None  # the conversation's model client: base_url, model, provider, api_key (unload_model)
     reads: ReadLog = field(default_factory=ReadLog)  # the conversation's reads (read-before-write)
     context_window: int | None = None  # the model's context window in tokens, when known (fs_read's cap)
+    plan_mode: Any = None  # the conversation's plan mode (mm.tools.plan.state.PlanMode), None: never on
 
     def resolve(self, path: str) -> Path:
         """Return `path` (str, as the model sent it) resolved against the working directory, `~`

@@ -92,6 +92,7 @@ GROUPS: dict[str, str] = {
     "memory": "mm.tools.memory",
     "agents": "mm.tools.agents",
     "documents": "mm.tools.documents",
+    "plan": "mm.tools.plan",
 }
 UNKNOWN_GROUP = "toolsets: {name!r} is not a tool group — the groups are: {names}"
 # Two tools of one job declared together (docs/tools.md §Two tools of one job): mm's own is

@@ -65,6 +65,14 @@ class LineUI:
                                   self.command)
         return await self._unless_stopped(asking, "cancelled")
 
+    async def approve_plan(self, plan: str, allowed_bash: list[str], plan_file: Path) -> tuple[str, str]:
+        """exit_plan_mode's question at the prompt (mm.ui.line.plan): the plan, then y, e or n."""
+        from mm.ui.line.plan import ask_plan_approval
+
+        self.view.close()
+        asking = ask_plan_approval(plan, allowed_bash, lambda text: ask_line(self.session, text), self.view.say)
+        return await self._unless_stopped(asking, ("keep", ""))
+
     def emit(self, event: Event) -> None:
         """Render one engine event."""
         self.view.emit(event)

@@ -29,7 +29,7 @@ NO_EDITOR_HERE = "/edit needs a terminal: mm reads its prompts from a pipe here"
 # Every command the REPL handles, without the slash: a skill of one of these names is not offered.
 LINE_COMMANDS = tuple(c.name for c in TABLE)
 QUITS = ("/quit", "/exit")
-ALONE = ("/quit", "/exit", "/new", "/clear", "/compact", "/usage", "/cost", "/help", "/init", "/mcp", "/memory-file")  # take no words
+ALONE = ("/quit", "/exit", "/new", "/clear", "/compact", "/usage", "/cost", "/help", "/init", "/mcp", "/memory-file", "/plan")  # take no words
 # The spinner's word while a command runs (one that answers at once shows none for long).
 STATUS = {"/compact": "Compacting the history", "/memory": "Searching past conversations",
           "/model": "Asking the model server", "/docs": "Indexing documents"}
@@ -143,6 +143,8 @@ async def slash_command(conv: Any, text: str, services: Services | None = None) 
         from mm.commands.docs import docs_command
 
         return await docs_command(conv, rest)
+    if does == "/plan":  # docs/plan-mode.md
+        return conv.set_plan_mode(not conv.plan_mode.active)
     return UNKNOWN_COMMAND.format(command=command, help=HELP)
 
 
