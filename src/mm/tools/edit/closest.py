@@ -17,6 +17,9 @@ QUOTE_MORE = "  │ … ({count} more lines)"
 CLOSEST = "the closest the file comes to it — copy these lines:"
 EXCERPT = "  │ {num:>{width}} │ {line}"
 NO_CLOSE = "no part of the file comes close — read the file again (read_file) and copy old from it."
+# Said after either: the one thing to change when old holds typographic characters the file lacks.
+TYPOGRAPHIC = "old has {found} where the file has none — type {plain} as the file does"
+PLAIN_NAMES = {" ": "a plain space", "": "nothing"}
 MAX_QUOTED = 30
 COMMON_LINE = 1000  # a line this frequent in the file locates nothing: it is left out of the scores
 # What a model types for ASCII (curly quotes, dashes, Unicode spaces): the same for pointing at the
@@ -84,9 +87,23 @@ def not_found(index: FileIndex, path: str, n: int, old: str) -> str:
     region = closest_region(index, old)
     if region is None:
         rows.append(NO_CLOSE)
-        return "\n".join(rows)
-    a, b = region
-    width = len(str(b))
-    rows.append(CLOSEST)
-    rows += [EXCERPT.format(num=i + 1, width=width, line=index.lines[i]) for i in range(a, b)]
-    return "\n".join(rows)
+    else:
+        a, b = region
+        width = len(str(b))
+        rows.append(CLOSEST)
+        rows += [EXCERPT.format(num=i + 1, width=width, line=index.lines[i]) for i in range(a, b)]
+    note = typographic_note(index.text, old)
+    return "\n".join(rows + [note] if note else rows)
+
+
+def typographic_note(text: str, old: str) -> str | None:
+    """TYPOGRAPHIC for the lookalikes (curly quotes, dashes, Unicode spaces: LOOKALIKES) `old`
+    (str) holds and the file's `text` (str) never does, each named with its code point; None
+    when there are none. What a small model needs to fix such an edit is the character's name:
+    the excerpt above looks the same to it."""
+    foreign = sorted({c for c in old if ord(c) in LOOKALIKES and c not in text})
+    if not foreign:
+        return None
+    found = ", ".join(f"{c!r} (U+{ord(c):04X})" for c in foreign)
+    plain = ", ".join(dict.fromkeys(PLAIN_NAMES.get(LOOKALIKES[ord(c)], repr(LOOKALIKES[ord(c)])) for c in foreign))
+    return TYPOGRAPHIC.format(found=found, plain=plain)

@@ -11,7 +11,7 @@ from bisect import bisect_right
 from functools import cached_property
 from itertools import accumulate
 
-from mm.tools.edit.reindent import detect_unit, stripped
+from mm.tools.edit.reindent import TAB, detect_unit, stripped
 
 UNIT_WINDOW = 1000
 
@@ -51,6 +51,16 @@ class FileIndex:
         """The file's indent unit ("\\t", "  ", "    "…) around 0-based `line` (int), read from
         up to UNIT_WINDOW lines on each side; None when nothing there is indented."""
         return detect_unit(self.lines[max(0, line - UNIT_WINDOW): line + UNIT_WINDOW])
+
+    def unit_at(self, first: int, count: int) -> str | None:
+        """The indent unit of the `count` lines from 0-based `first` (int) — the region an edit
+        replaces: the unit around them (unit_near), unless the region's own lines are indented
+        with the other character (tab-led recipe lines among space-indented ones in a Makefile,
+        a tab-indented function in a space-indented module): then the region's own. A region
+        keeps the indentation it has (docs/tools-edit.md §Frames)."""
+        near = self.unit_near(first)
+        own = detect_unit(self.file_lines(first, count))
+        return own if own is not None and (own == TAB) != (near == TAB) else near
 
     def line_of(self, pos: int) -> int:
         """0-based line index of offset `pos` (int), in O(log n)."""

@@ -133,8 +133,8 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
     if "\n" not in new and new[:1] not in (" ", "\t"):
         return Match(p, q, new, False)
     first = index.line_of(p)
-    unit = index.unit_near(first)
     model, _ = _lines(old)
+    unit = index.unit_at(first, len(model))
     if not inside and (p != start or unit is None
                        or not foreign_style(_lines(new)[0], unit, index.file_lines(first, len(model)))):
         return Match(p, q, new, False)  # new in the file's style: written as sent
@@ -174,7 +174,7 @@ def _edges(index: FileIndex, path: str, n: int, old: str, new: str) -> Match | s
     model = (pad + core).split("\n")
     first = index.line_of(p)
     file_ind = leading_ws(index.lines[first])
-    region = Region(model, index.file_lines(first, len(model)), index.unit_near(first),
+    region = Region(model, index.file_lines(first, len(model)), index.unit_at(first, len(model)),
                     content_start=not pad and bool(file_ind))
     if not body.startswith((" ", "\t")) and "\n" not in body and not pad:
         return Match(p, q, body, True)
@@ -224,7 +224,7 @@ def _indent(index: FileIndex, path: str, n: int, old: str, new: str) -> Match | 
         lines[-1] = lines[-1][: -len(pad)]
     if lines == [""]:
         return _whole_lines_removed(index, start, end)
-    region = Region(body, index.file_lines(i, k), index.unit_near(i))
+    region = Region(body, index.file_lines(i, k), index.unit_at(i, k))
     return _placed(index, path, n, region, i, "\n".join(lines), start, end)
 
 
