@@ -178,3 +178,14 @@ async def test_acp_answers_stop_reason_max_tokens(cwd, scripted_server):
         assert response["result"]["stopReason"] == "max_tokens", response
         line = ANSWER_CUT.format(limit=LIMIT_SENT.format(n=50))
         assert f"[acp] session {sid}: stopReason max_tokens: {line}" in acp.stderr
+
+
+async def test_a_structured_answer_cut_at_the_limit_is_not_asked_again(scripted_server, tmp_path):
+    scripted_server.add_reply('{"failing": 3, "tests": ["test_a", "te', finish="length")
+    scripted_server.add_reply("never asked")
+    schema = {"type": "object", "properties": {"failing": {"type": "integer"}}, "required": ["failing"]}
+    conv = make_conversation(scripted_server.base_url, tmp_path, {"structuredOutput": schema, "maxTokens": 20})
+    done = await conv.run_turn("which tests fail?", RecordingUI())
+    assert done.stop_reason == "max_tokens" and done.structured is None
+    assert done.error == ANSWER_CUT.format(limit=LIMIT_SENT.format(n=20))
+    assert scripted_server.pending == 1
