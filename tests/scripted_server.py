@@ -136,19 +136,21 @@ class ScriptedServer:
         self._push({"kind": "stall", "seconds": seconds})
 
     def add_reply(self, content: str, reasoning: str | None = None, usage: tuple[int, int] | None = (10, 5),
-                  delay: float = 0.0) -> None:
-        """A streamed text answer: role, reasoning and content in a few pieces, finish stop, usage, [DONE]."""
+                  delay: float = 0.0, finish: str = "stop") -> None:
+        """A streamed text answer: role, reasoning and content in a few pieces, `finish_reason`
+        `finish` ("length": cut at the token limit), usage, [DONE]."""
         chunks = [_chunk({"role": "assistant", "content": ""})]
         chunks += [_chunk({"reasoning_content": p}) for p in _pieces(reasoning or "")]
         chunks += [_chunk({"content": p}) for p in _pieces(content)]
-        chunks.append(_chunk({}, "stop"))
+        chunks.append(_chunk({}, finish))
         self.add_sse(chunks + _tail(usage), delay=delay)
 
     def add_tool_calls(self, calls: list[dict], content: str = "", usage: tuple[int, int] | None = (10, 5),
-                       delay: float = 0.0, reasoning: str | None = None) -> None:
+                       delay: float = 0.0, reasoning: str | None = None, finish: str = "tool_calls") -> None:
         """Streamed calls, llama-server style: `{"name", "arguments": dict or raw str, "id"?}` each
         (an explicit "id": "" sends an empty id); the id and name come once, arguments in pieces.
-        `reasoning` comes first, as `reasoning_content` deltas."""
+        `reasoning` comes first, as `reasoning_content` deltas; `finish_reason` is `finish`
+        ("length": cut at the token limit, the last call's raw arguments cut where the test cut them)."""
         chunks = [_chunk({"role": "assistant", "content": None})]
         chunks += [_chunk({"reasoning_content": p}) for p in _pieces(reasoning or "")]
         chunks += [_chunk({"content": p}) for p in _pieces(content)]
@@ -159,14 +161,14 @@ class ScriptedServer:
             chunks.append(_chunk({"tool_calls": [{"index": i, "id": call_id, "type": "function",
                                                   "function": {"name": call["name"], "arguments": ""}}]}))
             chunks += [_chunk({"tool_calls": [{"index": i, "function": {"arguments": p}}]}) for p in _pieces(args, 2)]
-        chunks.append(_chunk({}, "tool_calls"))
+        chunks.append(_chunk({}, finish))
         self.add_sse(chunks + _tail(usage), delay=delay)
 
     def add(self, spec: dict) -> None:
         """One response from plain data: a llm-streams case (`chunks` or `body`), or one of
         {"sse": [...]}, {"json": body}, {"tool_calls": [...], "content"?}, {"reply"|"content": text,
         "reasoning"?}, {"stall": seconds}; `status`/`http_status`, `headers`/`response_headers`,
-        `delay` apply where they make sense."""
+        `delay` and `finish` (the finish_reason of a reply or of tool calls) apply where they make sense."""
         status = spec.get("status", spec.get("http_status", 200))
         headers = spec.get("headers", spec.get("response_headers"))
         if "sse" in spec or "chunks" in spec:
@@ -174,11 +176,12 @@ class ScriptedServer:
         elif "json" in spec or "body" in spec:
             self.add_json(spec.get("json", spec.get("body")), status, headers)
         elif "tool_calls" in spec:
-            self.add_tool_calls(spec["tool_calls"], spec.get("content") or "", delay=spec.get("delay", 0.0))
+            self.add_tool_calls(spec["tool_calls"], spec.get("content") or "", delay=spec.get("delay", 0.0),
+                                finish=spec.get("finish", "tool_calls"))
         elif "reply" in spec or "content" in spec:
             usage = spec.get("usage", (10, 5))
             self.add_reply(spec.get("reply", spec.get("content")) or "", spec.get("reasoning"),
-                           tuple(usage) if usage else None, spec.get("delay", 0.0))
+                           tuple(usage) if usage else None, spec.get("delay", 0.0), spec.get("finish", "stop"))
         elif "stall" in spec:
             self.add_stall(spec["stall"])
         else:

@@ -112,12 +112,14 @@ class Recap:
     lsp_calls: int = 0
 
 
-StopReason = Literal["end_turn", "max_turn_requests", "cancelled", "error"]
+# max_tokens: the answer was cut at the model's output limit (docs/engine.md §Output limit)
+StopReason = Literal["end_turn", "max_tokens", "max_turn_requests", "cancelled", "error"]
 
 
 @dataclass
 class TurnDone:
-    """The turn is over: why, its recap, the error text when it failed, and with a structured
+    """The turn is over: why, its recap, the error text when it failed (or the line saying the
+    answer was cut at the output limit: stop reason max_tokens), and with a structured
     output (`structuredOutput:`, `--json-schema`) the validated answer as one line of JSON."""
 
     stop_reason: StopReason

@@ -105,6 +105,13 @@ class LazyClient:
         return endpoint.provider if endpoint is not None else (self.handle.config.provider or "openai")
 
     @property
+    def options(self) -> dict[str, Any]:
+        """The fields every request carries (`max_tokens`…: mm.run.make_client) once the handle's
+        client is made, else {} (the engine names the output limit with them: mm.engine.outputlimit)."""
+        client = self.handle._client
+        return client.options if client is not None else {}
+
+    @property
     def api_key(self) -> str | None:
         """The agent file's apiKey."""
         return self.handle.config.apiKey

@@ -17,7 +17,8 @@ EMPTY_LOG = "[acp] session {id}: an empty prompt: nothing to do"
 NOT_UNDERSTOOD = ("[mm did not read this prompt: it holds only {kinds} content, and mm takes text and files "
                   "(@ attachments) — write the request as text]")
 TURN_LOG = "[acp] turn done: {commands} command(s) · {file_ops} file op(s) · {skills} skill(s)"
-STOP_REASONS = ("end_turn", "cancelled", "max_turn_requests")  # the engine's that are ACP stop reasons
+CUT_LOG = "[acp] session {id}: stopReason max_tokens: {line}"  # docs/acp.md; the line: mm.engine.outputlimit
+STOP_REASONS = ("end_turn", "cancelled", "max_turn_requests", "max_tokens")  # the engine's that are ACP stop reasons
 
 
 class TurnFailed(Exception):
@@ -102,6 +103,8 @@ class Session:
         await self._usage_update(ui)
         if done.stop_reason not in STOP_REASONS:
             raise TurnFailed(done.error or "the turn failed")
+        if done.stop_reason == "max_tokens" and done.error:  # the editor shows max_tokens; the log says why
+            self.server.log(CUT_LOG.format(id=self.id, line=done.error))
         return self._response(done.stop_reason)
 
     async def command_done(self, line: str, ui: Any) -> dict[str, Any]:

@@ -145,7 +145,7 @@ class Conversation:
         if self.history and self.history[-1] is asked:  # no answer at all: the question is removed
             self.history.pop()  # (mm-acp.md §session/prompt, History), so no two questions follow each other
         _forget_reasoning(self.history)
-        if done.error and done.stop_reason == "error":
+        if done.error and done.stop_reason in ("error", "max_tokens"):
             self.errors.append({"where": "generation", "message": done.error})
         if self.on_turn_end is not None:
             self.on_turn_end(self)
@@ -208,6 +208,11 @@ class Conversation:
             for name, _raw in message.unknown_calls:
                 note = UNKNOWN_TOOL_NOTE.format(name=name, names=", ".join(self.registry.names))
                 self.history.append({"role": "user", "content": note})
+            cut = self._cut(message)
+            if cut is not None and not cut.call:  # cut at the output limit: never a success
+                if cut.kept is not None:
+                    self.history[-1]["content"] = fix_surrogates(cut.kept)
+                return TurnDone("max_tokens", recap, error=cut.line)
             if not message.tool_calls and not message.unknown_calls:
                 if self.answer_schema is not None:
                     from mm.engine.structured import structured_end
@@ -242,7 +247,18 @@ class Conversation:
                 if self._cancel.is_set():
                     self._answer_skipped(message, call.id, CANCELLED)
                     return TurnDone("cancelled", recap)
+            if cut is not None:  # the last call was cut: refused above (never run), and the turn ends
+                return TurnDone("max_tokens", recap, error=cut.line)
         return TurnDone("max_turn_requests", recap, error=MAX_TURNS_REACHED.format(n=self.max_turns))
+
+    def _cut(self, message: AssistantMessage) -> Any:
+        """mm.engine.outputlimit.CutAnswer when the server cut `message` at its output limit, else None."""
+        if message.finish_reason != "length":  # (the import only when needed: start-up time)
+            return None
+        from mm.engine.outputlimit import cut_answer
+
+        options = getattr(self.client, "options", None)
+        return cut_answer(message, options.get("max_tokens") if isinstance(options, dict) else None)
 
     def _deliver(self) -> None:
         """The background sub-agents' reports that arrived, as mm's notes (docs/subagents.md)."""

@@ -1,5 +1,7 @@
 """Runaway generation: a streamed tool call, answer or reasoning that repeats one short pattern
-(mm-tools.md §Loop detection, last row; answers and reasoning: docs/engine.md §Loops)."""
+(mm-tools.md §Loop detection, last row; answers and reasoning: docs/engine.md §Loops); and an
+answer cut at the output limit whose end repeats a longer passage (long_repeat: docs/engine.md
+§Output limit)."""
 
 from __future__ import annotations
 
@@ -21,6 +23,9 @@ TEXT, REASONING = "text", "reasoning"  # the {what} of ANSWER_RUNAWAY and RUNAWA
 WINDOW = 256  # characters examined for a repeating pattern
 PATTERN_MIN, PATTERN_MAX = 4, 64
 MAX_ARGUMENT_CHARS = 256 * 1000  # "256 KB" of arguments
+# An answer cut at the output limit (mm.engine.outputlimit), where the reference is silent: its end
+# is one passage of 65-512 characters repeated at least 3 times (docs/engine.md §Output limit).
+LONG_PATTERN_MAX, LONG_REPEATS = 512, 3
 
 
 class RunawayError(Exception):
@@ -74,6 +79,23 @@ def repeat_period(window: str) -> int:
         if window[period:] == window[:-period]:
             return period
     return 0
+
+
+def long_repeat(text: str) -> tuple[int, int]:
+    """(period, count) when `text` ends with one passage of PATTERN_MAX+1 to LONG_PATTERN_MAX
+    characters repeated at least LONG_REPEATS times (the last copy may be cut short): the
+    shortest such period in characters and the whole copies counted; (0, 0) when none.
+    Longer than the runaway rule's patterns, which stops the stream at once (check_runaway,
+    RepeatWatch); this one is only asked of an answer the output limit cut (docs/engine.md §Output limit)."""
+    for period in range(PATTERN_MAX + 1, LONG_PATTERN_MAX + 1):
+        span = period * LONG_REPEATS
+        if len(text) < span:
+            break
+        tail = text[-span:]
+        if tail[period:] == tail[:-period]:
+            start = len(cut_repetition(text, period)) - period
+            return period, (len(text) - start) // period
+    return 0, 0
 
 
 def cut_repetition(text: str, period: int) -> str:

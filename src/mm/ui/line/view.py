@@ -111,7 +111,9 @@ class LineView:
             self._forget_turn()
 
     def _end_of_turn(self, event: TurnDone) -> None:
-        if event.error and event.error not in self._last_shown:  # a stop already shown is not repeated
+        if event.stop_reason == "max_tokens":  # cut at the output limit: a notice, not a failure of mm's
+            self.say(event.error or "", style="dim")
+        elif event.error and event.error not in self._last_shown:  # a stop already shown is not repeated
             self.error(event.error if event.error.startswith("[") else f"mm: {event.error}")
         elif event.stop_reason == "cancelled":
             self.say(TURN_CANCELLED, style="dim")
