@@ -56,7 +56,7 @@ def main() -> dict[str, float]:
         base.kill()
         base.wait()
     print(f"idle line mode after one turn: {mm_rss:.1f} MB resident; bare interpreter {base_rss:.1f} MB "
-          f"({mm_rss / base_rss:.1f}x; target <= 80 MB; claude 213 MB, opencode 193 MB here)")
+          f"({mm_rss / base_rss:.1f}x; target <= 80 MB)")
     return {"mm_mb": mm_rss, "python_mb": base_rss}
 
 
