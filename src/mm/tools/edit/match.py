@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from mm.tools.edit.closest import not_found
 from mm.tools.edit.index import FileIndex, find_all
-from mm.tools.edit.place import Region, foreign_style, place
+from mm.tools.edit.place import CLOSERS, OPENERS, Region, foreign_style, place
 from mm.tools.edit.reindent import blank, leading_ws, stripped
 
 AMBIGUOUS = (
@@ -30,6 +30,11 @@ TWO_FRAMES = (
     "{path}: edit #{n}: old matches line{s} {first}{last} only when indentation is ignored, and new's "
     "indentation fits those lines in two ways — send the edit again with old copied exactly from the "
     "file (read_file) and new indented the same way"
+)
+FIRST_LINE_BARE = (
+    "{path}: edit #{n}: old starts with its indentation but new's first line has none, and new's other "
+    "lines may be indented from that first line or as the file is — send new with every line indented "
+    "exactly as it must stand in the file"
 )
 FOREIGN_SPACE = (
     "{path}: edit #{n}: new's line {line} is indented with {name} (U+{code:04X}), which the file does not "
@@ -130,10 +135,14 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
     inside = p > start and not index.text[start:p].strip(" \t")  # old began inside or after the indentation
     if not new and inside and (old.endswith("\n") or q == index.line_end(q)):
         return Match(start, q, "", False)  # the lines go whole, not the text after part of their indentation
-    if "\n" not in new and new[:1] not in (" ", "\t"):
-        return Match(p, q, new, False)
     first = index.line_of(p)
     model, _ = _lines(old)
+    if not inside and p == start and leading_ws(old) and new.strip() and new[:1] not in (" ", "\t", "\n"):
+        new = _continued(new, leading_ws(old))  # new's first line continues at old's indentation (§Frames 5)
+        if new is None:
+            return FIRST_LINE_BARE.format(path=path, n=n)
+    if "\n" not in new and new[:1] not in (" ", "\t"):
+        return Match(p, q, new, False)
     unit = index.unit_at(first, len(model))
     if not inside and (p != start or unit is None
                        or not foreign_style(_lines(new)[0], unit, index.file_lines(first, len(model)))):
@@ -142,6 +151,27 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
                     content_start=inside and not leading_ws(old))
     found = _placed(index, path, n, region, first, new, start, q)
     return found if isinstance(found, str) else Match(found.start, found.end, found.new, False)
+
+
+def _continued(new: str, indent: str) -> str | None:
+    """`new`, whose first line has no indentation although the `old` it replaces (copied exactly)
+    starts with `indent`: that line continues at `indent` — alone, or followed by lines already
+    at `indent` or deeper (typed in the file's frame). Lines shallower than `indent` could be
+    relative to the first line or absolute: None (refused, never guessed) — and so is a first
+    line that opens a block (`if a:`, `{`) whose next line is not deeper than it, or one that
+    opens none followed by a deeper line: the rest was typed relative to it."""
+    lines = new.split("\n")
+    rest = [line for line in lines[1:] if not blank(line)]
+    if not rest:
+        return indent + new
+    if not all(line.startswith(indent) for line in rest):
+        return None
+    opens = lines[0].rstrip().endswith(OPENERS)
+    deeper = len(leading_ws(rest[0])) > len(indent)
+    closing = rest[0].lstrip(" \t").startswith(CLOSERS)
+    if opens != deeper and not (opens and closing):
+        return None
+    return indent + new
 
 
 def _edges(index: FileIndex, path: str, n: int, old: str, new: str) -> Match | str | None:
