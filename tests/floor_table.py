@@ -169,6 +169,24 @@ DANGEROUS: list[tuple[str, str]] = [
     ("eval 'cp a.txt /sbin/init'", "system_write"),
     ("exec > /etc/motd", "system_write"),
     ("rsync -a a.txt /etc/", "system_write"),
+    # a command made only of redirections still opens (and truncates) its files
+    ("> /etc/hosts", "system_write"),
+    (">> /etc/hosts", "system_write"),
+    ("2> /etc/hosts", "system_write"),
+    ("&> /etc/hosts", "system_write"),
+    (">| /etc/hosts", "system_write"),
+    ("< /dev/null > /etc/hosts", "system_write"),
+    ("(> /etc/hosts)", "system_write"),
+    ("{ > /etc/hosts; }", "system_write"),
+    ("if true; then > /etc/hosts; fi", "system_write"),
+    ("cd /etc && > hosts", "system_write"),
+    ("> etclink/hosts", "system_write"),
+    (": > /etc/hosts", "system_write"),
+    ("echo x 1<>/etc/hosts", "system_write"),
+    ("cat 0<> /etc/hosts", "system_write"),
+    ("echo x &>> /etc/hosts", "system_write"),
+    ("> /dev/sda", "device_write"),
+    ("> disk0", "device_write"),
     # the root folder itself
     ("echo x > /mm-floor.txt", "root_write"),
     ("touch /mm-floor", "root_write"),
@@ -267,7 +285,8 @@ BENIGN: list[str] = [
     "mkdir -p usr/bin && touch usr/bin/tool", "rm -rf ./usr", "grep -rn 'mkfs' .", "echo 'dd if=/dev/zero of=/dev/sda'",
     "test -w /etc/hosts && echo writable", "[ -e /dev/sda ] && echo yes", "stat /", "sudo -n true", "env | sort",
     "nice -n 10 make", "timeout 5 ls", "nohup ./build.sh > build.log 2>&1 &", "crontab -l",
-    "printf 'a\\nb\\n' | xargs -I{} echo {}", "git status", "ls -la", "cat etclink/hosts",
+    "printf 'a\\nb\\n' | xargs -I{} echo {}", "> out.txt", ": > build/log", ">> build/log", "2> err.txt",
+    "< a.txt > copy.txt", "exec 3<> build/fifo", "> /dev/null", "git status", "ls -la", "cat etclink/hosts",
 ]
 
 

@@ -130,3 +130,16 @@ def test_programs_without_a_shell_are_read_as_they_are(tmp_path):
 def test_any_text_gets_a_verdict(command):
     verdict = check_command(command, "/tmp/mm-floor-none")
     assert verdict is None or verdict.startswith("[safety floor: ") and "\n" not in verdict
+
+
+def test_redirections_without_a_command(tmp_path):
+    """`> f` alone opens (and truncates) f, as `: > f` does: each writing operator, anywhere."""
+    os.symlink("/etc/hosts", tmp_path / "hostlink")
+    for op in (">", ">>", "2>", "&>", "&>>", ">|", "<>", "1<>", "9>", "1>"):
+        assert rule(f"{op} /etc/hosts", tmp_path) == "system_write", op
+        assert rule(f"echo x {op}/etc/hosts", tmp_path) == "system_write", op
+        assert rule(f"{op} out.txt", tmp_path) is None, op
+    assert rule("> hostlink", tmp_path) == "system_write"
+    assert rule("while true; do > /etc/hosts; done", tmp_path) == "system_write"
+    assert rule("case x in x) 2> /etc/hosts;; esac", tmp_path) == "system_write"
+    assert rule("< /etc/hosts", tmp_path) is None  # reading

@@ -164,7 +164,8 @@ class Reader(Compound):
                 stdin = self._herestring(child, st)
             elif child.is_named:
                 redirects += self._redirect(child, st)
-        if body is None:
+        if body is None:  # `> /etc/hosts`: a command of redirections only still opens (and truncates) them
+            self.check_redirects(redirects, st)
             return st, st.where
         if body.type == "command":
             outcome = self._command(body, st, stdin, redirects)
@@ -189,8 +190,7 @@ class Reader(Compound):
     def _redirect(self, node: "Node", st: State) -> list[Redirect]:
         if node.type == "herestring_redirect":
             return []
-        op = next((c.type for c in node.children if not c.is_named), "")
-        targets = [c for c in node.named_children if c.type != "file_descriptor"]
+        op, targets = self.expander.redirection(node)
         if op not in OUTPUT_OPS or not targets:
             for target in targets:  # `< <(cmd)`: the commands inside run
                 self.expander.values(target, st)

@@ -44,6 +44,18 @@ class Expander:
     def text(self, node: "Node") -> str:
         return self.source[node.start_byte:node.end_byte].decode("utf-8", "surrogateescape")
 
+    def redirection(self, node: "Node") -> tuple[str, list["Node"]]:
+        """A file redirection's operator as written between its descriptor and its target, and its
+        targets (`2>x` → (">", [x]); `1<>x` → ("<>", [x]): tree-sitter-bash reads `<>` as `<` and
+        an error node, the text is what bash reads)."""
+        targets = [c for c in node.named_children if c.type not in ("file_descriptor", "ERROR")]
+        start = node.start_byte
+        for child in node.children:
+            if child.type == "file_descriptor":
+                start = child.end_byte
+        end = targets[0].start_byte if targets else node.end_byte
+        return self.source[start:end].decode("utf-8", "surrogateescape").strip(), targets
+
     def values(self, node: "Node", st: "State") -> list[Value]:
         """The words `node` becomes: several after brace expansion or splitting, none when it is
         an unquoted expansion that is empty."""
