@@ -187,6 +187,26 @@ DANGEROUS: list[tuple[str, str]] = [
     ("echo x &>> /etc/hosts", "system_write"),
     ("> /dev/sda", "device_write"),
     ("> disk0", "device_write"),
+    # a folder holding a system folder, the home folder or the working directory; a top-level folder
+    ("rm -rf /var", "system_write"),
+    ("rm -rf /var/", "system_write"),
+    ("rm -rf /var/lib/..", "system_write"),
+    ("find /var -delete", "system_write"),
+    ("chmod -R 000 /var", "system_write"),
+    ("chown -R nobody /var", "system_write"),
+    ("mv /var /tmp/mm-floor-var", "system_write"),
+    ("tar --remove-files -cf /tmp/mm-floor.tar /usr", "system_write"),
+    ("tar --remove-files -cf /tmp/mm-floor.tar /var", "system_write"),
+    ("mv /etc /tmp/mm-floor-etc", "system_write"),
+    ("rm -rf /opt", "root_write"),
+    ("rm -rf /srv/", "root_write"),
+    ("rm -rf /mnt/*", "root_write"),
+    ("rm -rf /media", "root_write"),
+    ("find /opt -delete", "root_write"),
+    ("chmod -R 000 /srv", "root_write"),
+    ("mv /opt /tmp/mm-floor-opt", "root_write"),
+    ("cd .. && chmod -R 000 .", "delete_workdir"),
+    ("tar --remove-files -czf /tmp/mm-floor.tgz .", "delete_workdir"),
     # the root folder itself
     ("echo x > /mm-floor.txt", "root_write"),
     ("touch /mm-floor", "root_write"),
@@ -286,7 +306,10 @@ BENIGN: list[str] = [
     "test -w /etc/hosts && echo writable", "[ -e /dev/sda ] && echo yes", "stat /", "sudo -n true", "env | sort",
     "nice -n 10 make", "timeout 5 ls", "nohup ./build.sh > build.log 2>&1 &", "crontab -l",
     "printf 'a\\nb\\n' | xargs -I{} echo {}", "> out.txt", ": > build/log", ">> build/log", "2> err.txt",
-    "< a.txt > copy.txt", "exec 3<> build/fifo", "> /dev/null", "git status", "ls -la", "cat etclink/hosts",
+    "< a.txt > copy.txt", "exec 3<> build/fifo", "> /dev/null",
+    "rm -rf /var/tmp/mm-floor-x", "rm -rf /tmp/mm-floor-foo", "rm -rf /opt/mm-floor-app/cache", "chmod -R 755 build",
+    "chmod -R u+w /opt/mm-floor-app", "mv build /tmp/mm-floor-build", "mv -t /tmp/mm-floor-dir a.txt",
+    "tar --remove-files -czf /tmp/mm-floor.tgz build", "tar czf /tmp/mm-floor.tgz /usr", "find /var/tmp -name 'mm-*' -delete", "git status", "ls -la", "cat etclink/hosts",
 ]
 
 

@@ -143,3 +143,31 @@ def test_redirections_without_a_command(tmp_path):
     assert rule("while true; do > /etc/hosts; done", tmp_path) == "system_write"
     assert rule("case x in x) 2> /etc/hosts;; esac", tmp_path) == "system_write"
     assert rule("< /etc/hosts", tmp_path) is None  # reading
+
+
+def test_folders_that_hold_what_the_floor_guards(tmp_path):
+    """A recursive delete, move, chmod or chown of a folder holding a system folder, the home
+    folder or the working directory, or of a folder directly in the root (`/home`, `/var`)."""
+    for home in ("/root", "/home/u"):
+        env = {"HOME": home}
+        assert rule("rm -rf /home", tmp_path, env=env) == ("root_write" if home == "/root" else "delete_home")
+        assert rule("rm -rf /home/*", tmp_path, env=env) == ("root_write" if home == "/root" else "delete_home")
+        assert rule("chown -R nobody /home", tmp_path, env=env) == ("root_write" if home == "/root" else "delete_home")
+        assert rule("chmod -R 700 ~", tmp_path, env=env) is None  # the folder itself: changed, not deleted
+    assert check_command("rm -rf /var", tmp_path) == REFUSAL.format(
+        rule="system_write", what="rm would delete /var, which holds the system folder /var/log")
+    assert check_command("rm -rf /opt", tmp_path) == REFUSAL.format(
+        rule="root_write", what="rm would delete /opt, a folder directly in the filesystem root /")
+    assert check_command("chmod -R 000 /var", tmp_path) == REFUSAL.format(
+        rule="system_write", what="chmod -R would change every file of /var, which holds the system folder /var/log")
+    project = tmp_path / "project"
+    assert rule("chmod -R 000 ..", project) == "delete_workdir"
+    assert rule("chmod -R u+w .", project) is None
+
+
+def test_a_move_names_what_it_moves_away(tmp_path):
+    """mv's destination is written, not moved away: `mv /etc DIR` names /etc, even run in DIR."""
+    assert check_command("mv /etc /tmp/x", "/tmp/x") == REFUSAL.format(
+        rule="system_write", what="mv would write /etc, in the system folder /etc")
+    assert rule("mv a.txt /tmp/x", "/tmp/x") is None
+    assert rule("mv -t /tmp/y /tmp/x", "/tmp/x") == "delete_workdir"

@@ -16,7 +16,7 @@ from mm.tools.floor.machine import DISK_TOOLS, INTERPRETERS, dd, disk, interpret
 from mm.tools.floor.static import printed, read_script
 from mm.tools.floor.values import UNKNOWN, Outcome, Reader, Simple, Value, exact
 from mm.tools.floor.writes import (WRITES_ALL, WRITES_LAST, check_write, delete_operands, delete_target, extract,
-                                   in_place, remember_files, remember_link, write_operands)
+                                   in_place, remember_files, remember_link, tar_removed, write_operands)
 
 if TYPE_CHECKING:
     from mm.tools.floor.state import State
@@ -92,6 +92,8 @@ def _check_program(reader: "Reader", program: str, args: list[Value], st: "State
         in_place(reader, program, args, st)
     if program in ("tar", "bsdtar", "unzip", "7z", "cpio"):
         extract(reader, program, args, st)
+    if program in ("tar", "bsdtar"):
+        tar_removed(reader, program, args, st)
     if program == "rsync" and any((a.exact or "").startswith("--delete") for a in args):
         operands = [a for a in args if not (a.exact or "-").startswith("-")]
         if operands:
