@@ -81,7 +81,8 @@ def test_expansions_the_floor_works_out(tmp_path):
     assert rule("x=/root; rm -rf ${x/root/}") == "delete_root"
     assert rule("rm -rf ${#HOME}") is None  # a number, in /tmp
     assert rule("p=foo.txt; rm -rf ${p%.txt}") is None
-    assert rule("read x; rm -rf $x") is None  # known only when it runs
+    assert rule("read x; rm -rf $x") == "delete_unknown"  # known only when it runs
+    assert rule("read x; rm -f $x") is None  # not recursive: a file, not a tree
     assert rule("rm -rf $MM_FLOOR_NONE") is None and rule('rm -rf "$MM_FLOOR_NONE"') is None  # nothing, and ''
     assert rule("rm -rf $MM_FLOOR_NONE/") == "delete_root"
     assert rule("cat <<A\n$(rm -rf /)\nA") == "delete_root"
@@ -120,7 +121,8 @@ def test_nested_scripts_have_a_limit():
 
 def test_programs_without_a_shell_are_read_as_they_are(tmp_path):
     assert check_argv(["sudo", "rm", "-rf", "/"], tmp_path).startswith("[safety floor: delete_root]")
-    assert check_argv(["xargs", "rm", "-rf"], tmp_path) is None  # what it reads is not known
+    assert check_argv(["xargs", "rm", "-rf"], tmp_path).startswith("[safety floor: delete_unknown]")  # what it reads
+    assert check_argv(["xargs", "rm", "-f"], tmp_path) is None  # not recursive
     assert check_argv(["find", "/", "-delete"], tmp_path).startswith("[safety floor: delete_root]")
     assert check_argv(["echo", "$(rm -rf /)"], tmp_path) is None  # no shell: no substitution
 

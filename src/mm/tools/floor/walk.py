@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 MAX_COMMANDS = 20_000  # simple commands read in one check (loops and nested scripts included)
 MAX_DEPTH = 8  # scripts inside scripts (`bash -c`, `eval`, a script file): beyond, refused
 OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>|"})
+PROCESS_FILE = "/dev/fd/63"  # the name bash gives a process substitution (mm.tools.floor.words)
 INFINITE = frozenset({"true", ":"})
 
 
@@ -47,6 +48,8 @@ class Reader(Compound):
         self.workdirs = workdirs
         self.budget = MAX_COMMANDS
         self.depth = 0
+        self.calling: set[str] = set()
+        self.defining = 0
         self.stdout: str | list[Value] | None = None  # what the last simple command printed, when known
 
     # -- scripts
@@ -331,4 +334,10 @@ class Reader(Compound):
         return "".join(printed)
 
     def _process_substitution(self, node: "Node", st: State) -> None:
-        self._sequence(node.children, st.copy())
+        """Read the commands of `<(…)`; what they print, when known, is the file /dev/fd/63 (for
+        `source <(…)`, `bash <(…)`)."""
+        out = self._substitute(node, st)
+        if out is None:
+            st.files.pop(PROCESS_FILE, None)
+        else:
+            st.files[PROCESS_FILE] = out

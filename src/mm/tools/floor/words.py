@@ -29,6 +29,9 @@ _ANSI_C = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n",
 _NAME = r"(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?|[0-9]+|[@*#?$!-])"
 _PARAMETER = re.compile(r"\$\{" + _NAME + r"(?:(?P<op>:?[-=+?]|%%|%|##|#|//|/)(?P<word>.*))?\}", re.S)
 _LENGTH = re.compile(r"\$\{#" + _NAME + r"\}")
+_SUBSTRING = re.compile(r"\$\{" + _NAME + r":(?P<offset>\s*-?\s*[0-9]+\s*|\s*\(\s*-?[0-9]+\s*\)\s*|\s*)"
+                        r"(?::(?P<length>\s*-?\s*[0-9]+\s*))?\}")
+_CASE = re.compile(r"\$\{" + _NAME + r"(?P<op>\^\^|\^|,,|,|~~|~)\}")
 
 
 class Expander:
@@ -136,8 +139,11 @@ class Expander:
         if length is not None:
             value = st.lookup(length["name"])
             return _as_expansion(None if value is None else str(len(value)))
+        worked = _substring(text, st) or _case(text, st)
+        if worked is not None:
+            return _as_expansion(worked[0])
         match = _PARAMETER.fullmatch(text)
-        if match is None:  # ${x:1:2}, ${x^^}…: not worked out
+        if match is None:  # ${x:$n}, ${!x}, ${x@Q}…: not worked out
             return [None]
         value = st.lookup(match["name"])
         op, word = match["op"], match["word"]
@@ -164,7 +170,7 @@ class Expander:
 
     def _process(self, node: "Node", st: "State") -> list[Piece]:
         self.process(node, st)
-        return [("/dev/fd/63", "q")]
+        return [("/dev/fd/63", "q")]  # PROCESS_FILE of mm.tools.floor.walk
 
     def _arithmetic(self, node: "Node", st: "State") -> list[Piece]:
         for child in node.named_children:
@@ -183,6 +189,41 @@ _HANDLERS: dict[str, Callable[..., list[Piece]]] = {
 
 def _as_expansion(value: str | None) -> list[Piece]:
     return [None] if value is None else [(value, "exp")]
+
+
+def _substring(text: str, st: "State") -> tuple[str | None] | None:
+    """`${x:offset}`, `${x:offset:length}` with numbers (negative ones count from the end), as
+    bash; None when `text` is not one."""
+    match = _SUBSTRING.fullmatch(text)
+    if match is None:
+        return None
+    value = st.lookup(match["name"])
+    if value is None:
+        return (None,)
+    offset = int(re.sub(r"[\s()]", "", match["offset"]) or 0)
+    start = max(len(value) + offset, 0) if offset < 0 else offset
+    if offset < 0 and len(value) + offset < 0:
+        return ("",)
+    if match["length"] is None:
+        return (value[start:],)
+    length = int(re.sub(r"\s", "", match["length"]))
+    end = start + length if length >= 0 else len(value) + length
+    return (value[start:end] if end >= start else None,)  # a negative length before the offset: an error
+
+
+def _case(text: str, st: "State") -> tuple[str | None] | None:
+    """`${x^^}`, `${x,,}`, `${x^}`, `${x,}`, `${x~~}`, `${x~}`; None when `text` is not one."""
+    match = _CASE.fullmatch(text)
+    if match is None:
+        return None
+    value = st.lookup(match["name"])
+    if value is None or not value:
+        return (value,)
+    op = match["op"]
+    if op in ("^^", ",,", "~~"):
+        return ({"^^": value.upper(), ",,": value.lower(), "~~": value.swapcase()}[op],)
+    first = {"^": value[0].upper(), ",": value[0].lower(), "~": value[0].swapcase()}[op]
+    return (first + value[1:],)
 
 
 def _trimmed(value: str, op: str, word: str) -> str | None:

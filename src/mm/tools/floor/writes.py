@@ -23,6 +23,8 @@ HOLDS_SYSTEM = ", which holds the system folder {root}"
 IN_ROOT = ", a folder directly in the filesystem root /"
 CHANGE = "change every file of"  # the verb of a recursive chmod, chown, chgrp, chattr, setfacl
 RECURSIVE_CHANGES = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
+DELETE_UNKNOWN = ("{program} would delete a path known only when it runs (a command's output, input it reads): "
+                  "the target of a recursive delete must be written out")
 EVERY_ENTRY = "every entry of {folder}"
 SYSTEM_WRITE = "{program} would write {target}, in the system folder {root}"
 ROOT_WRITE = "{program} would write {target}"
@@ -72,6 +74,8 @@ def delete_operands(reader: "Reader", program: str, args: list[Value], st: "Stat
         operands = operands[:-1]  # the destination is written, not moved away (write_operands)
     if recursive:
         for operand in operands:
+            if operand.kind == "unknown" and not reader.defining:
+                raise Refused("delete_unknown", DELETE_UNKNOWN.format(program=program))
             delete_target(reader, program, operand, st)
 
 
