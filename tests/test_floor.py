@@ -173,3 +173,26 @@ def test_a_move_names_what_it_moves_away(tmp_path):
         rule="system_write", what="mv would write /etc, in the system folder /etc")
     assert rule("mv a.txt /tmp/x", "/tmp/x") is None
     assert rule("mv -t /tmp/y /tmp/x", "/tmp/x") == "delete_workdir"
+
+
+def test_a_recursive_delete_must_name_its_target(tmp_path):
+    """docs/safety.md §Rules: a recursive delete of a target known only when the command runs."""
+    assert check_command("rm -rf $(some-tool)", tmp_path) == REFUSAL.format(
+        rule="delete_unknown", what="rm would delete a path known only when it runs (a command's output, input it "
+                                    "reads): the target of a recursive delete must be written out")
+    assert rule('tmp=$(mktemp -d); rm -rf "$tmp"', tmp_path) == "delete_unknown"
+    assert rule("xargs rm < files.txt", tmp_path) is None  # files, not trees
+    assert rule("$(which rm) -rf $(some-tool)", tmp_path) == "delete_unknown"
+    assert rule("f() { rm -rf \"$1\"; }", tmp_path) is None  # defined, never called here
+    assert rule("f() { rm -rf \"$1\"; }; f $(some-tool)", tmp_path) == "delete_unknown"
+    assert rule("source <(some-tool)", tmp_path) is None  # known only when it runs: docs/safety.md §Limits
+
+
+def test_expansions_and_printers_worked_out(tmp_path):
+    assert rule("x=/usr/bin; rm -rf ${x:0:4}", tmp_path) == "system_write"
+    assert rule("x=abc; rm -rf /${x:5}", tmp_path) == "delete_root"  # past the end: empty
+    assert rule("x=/ETC; touch ${x,,}/x", tmp_path) == "system_write"
+    assert rule("rm -rf $(basename /x/ /)", tmp_path) is None  # `x`, here
+    assert rule("rm -rf $(dirname $(dirname /a/b))", tmp_path) == "delete_root"
+    assert rule("alias a='cd /'; a && rm -rf *", tmp_path) == "delete_root"
+    assert rule("r() { r; rm -rf /; }; r", tmp_path) == "delete_root"  # read once inside itself
