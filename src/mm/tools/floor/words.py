@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Callable
 
+from mm.tools.floor.parameters import NAME, letter_case, plain_word, substring, trimmed
 from mm.tools.floor.values import UNKNOWN, Value, exact
 
 if TYPE_CHECKING:
@@ -26,12 +27,8 @@ WHOLE_PATTERN = re.compile(r"[*?.]*\*[*?.]*/?")  # `*`, `.*`, `*.*`, `*/`: every
 MAX_BRACE_WORDS = 64
 _ANSI_C = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
            "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-_NAME = r"(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?|[0-9]+|[@*#?$!-])"
-_PARAMETER = re.compile(r"\$\{" + _NAME + r"(?:(?P<op>:?[-=+?]|%%|%|##|#|//|/)(?P<word>.*))?\}", re.S)
-_LENGTH = re.compile(r"\$\{#" + _NAME + r"\}")
-_SUBSTRING = re.compile(r"\$\{" + _NAME + r":(?P<offset>\s*-?\s*[0-9]+\s*|\s*\(\s*-?[0-9]+\s*\)\s*|\s*)"
-                        r"(?::(?P<length>\s*-?\s*[0-9]+\s*))?\}")
-_CASE = re.compile(r"\$\{" + _NAME + r"(?P<op>\^\^|\^|,,|,|~~|~)\}")
+_PARAMETER = re.compile(r"\$\{" + NAME + r"(?:(?P<op>:?[-=+?]|%%|%|##|#|//|/)(?P<word>.*))?\}", re.S)
+_LENGTH = re.compile(r"\$\{#" + NAME + r"\}")
 
 
 class Expander:
@@ -139,7 +136,7 @@ class Expander:
         if length is not None:
             value = st.lookup(length["name"])
             return _as_expansion(None if value is None else str(len(value)))
-        worked = _substring(text, st) or _case(text, st)
+        worked = substring(text, st) or letter_case(text, st)
         if worked is not None:
             return _as_expansion(worked[0])
         match = _PARAMETER.fullmatch(text)
@@ -152,12 +149,12 @@ class Expander:
         if value is None:
             return [None]
         if op in ("%", "%%", "#", "##", "/", "//"):
-            return _as_expansion(_trimmed(value, op, word))
+            return _as_expansion(trimmed(value, op, word))
         empty = value == "" if op.startswith(":") else not st.is_set(match["name"])
         if op[-1] in "-=":
-            chosen = _plain_word(word) if empty else value
+            chosen = plain_word(word) if empty else value
         elif op[-1] == "+":
-            chosen = "" if empty else _plain_word(word)
+            chosen = "" if empty else plain_word(word)
         else:  # `?`: an error when empty
             chosen = value
         if op[-1] == "=" and empty and chosen is not None:
@@ -189,80 +186,6 @@ _HANDLERS: dict[str, Callable[..., list[Piece]]] = {
 
 def _as_expansion(value: str | None) -> list[Piece]:
     return [None] if value is None else [(value, "exp")]
-
-
-def _substring(text: str, st: "State") -> tuple[str | None] | None:
-    """`${x:offset}`, `${x:offset:length}` with numbers (negative ones count from the end), as
-    bash; None when `text` is not one."""
-    match = _SUBSTRING.fullmatch(text)
-    if match is None:
-        return None
-    value = st.lookup(match["name"])
-    if value is None:
-        return (None,)
-    offset = int(re.sub(r"[\s()]", "", match["offset"]) or 0)
-    start = max(len(value) + offset, 0) if offset < 0 else offset
-    if offset < 0 and len(value) + offset < 0:
-        return ("",)
-    if match["length"] is None:
-        return (value[start:],)
-    length = int(re.sub(r"\s", "", match["length"]))
-    end = start + length if length >= 0 else len(value) + length
-    return (value[start:end] if end >= start else None,)  # a negative length before the offset: an error
-
-
-def _case(text: str, st: "State") -> tuple[str | None] | None:
-    """`${x^^}`, `${x,,}`, `${x^}`, `${x,}`, `${x~~}`, `${x~}`; None when `text` is not one."""
-    match = _CASE.fullmatch(text)
-    if match is None:
-        return None
-    value = st.lookup(match["name"])
-    if value is None or not value:
-        return (value,)
-    op = match["op"]
-    if op in ("^^", ",,", "~~"):
-        return ({"^^": value.upper(), ",,": value.lower(), "~~": value.swapcase()}[op],)
-    first = {"^": value[0].upper(), ",": value[0].lower(), "~": value[0].swapcase()}[op]
-    return (first + value[1:],)
-
-
-def _trimmed(value: str, op: str, word: str) -> str | None:
-    """`${x%pat}`, `${x%%pat}`, `${x#pat}`, `${x##pat}`, `${x/pat/new}`, `${x//pat/new}` of a
-    plain pattern (None: one with quotes or expansions, not worked out)."""
-    from fnmatch import fnmatchcase
-
-    pattern, _, new = word.partition("/") if op in ("/", "//") else (word, "", "")
-    pattern, new = _plain_word(pattern), _plain_word(new)
-    if pattern is None or new is None:
-        return None
-    n = len(value)
-    if op in ("#", "##"):
-        ends = range(n + 1) if op == "#" else range(n, -1, -1)
-        return next((value[i:] for i in ends if fnmatchcase(value[:i], pattern)), value)
-    if op in ("%", "%%"):
-        starts = range(n, -1, -1) if op == "%" else range(n + 1)
-        return next((value[:i] for i in starts if fnmatchcase(value[i:], pattern)), value)
-    out, i, replaced = [], 0, False
-    while i <= n:
-        end = next((j for j in range(n, i, -1) if fnmatchcase(value[i:j], pattern)), None) \
-            if pattern and (op == "//" or not replaced) else None
-        if end is not None:
-            out.append(new)
-            i, replaced = end, True
-            continue
-        if i < n:
-            out.append(value[i])
-        i += 1
-    return "".join(out)
-
-
-def _plain_word(word: str) -> str | None:
-    """The default of `${x:-word}` when it holds nothing to expand; None otherwise."""
-    if any(c in word for c in "$`\\"):
-        return None
-    if len(word) >= 2 and word[0] == word[-1] and word[0] in "'\"":
-        return word[1:-1]
-    return word
 
 
 def _unescape(text: str) -> list[Piece]:
