@@ -196,3 +196,10 @@ def test_expansions_and_printers_worked_out(tmp_path):
     assert rule("rm -rf $(dirname $(dirname /a/b))", tmp_path) == "delete_root"
     assert rule("alias a='cd /'; a && rm -rf *", tmp_path) == "delete_root"
     assert rule("r() { r; rm -rf /; }; r", tmp_path) == "delete_root"  # read once inside itself
+
+
+def test_a_known_temporary_folder(tmp_path):
+    env = {"TMPDIR": "/tmp/mm-floor-t", "HOME": "/root"}
+    assert rule('rm -rf "$TMPDIR/x"', tmp_path, env=env) is None
+    assert rule('rm -rf "$TMPDIR"/*', tmp_path, env=env) is None
+    assert rule('rm -rf "$TMPDIR/x"', tmp_path, env={"HOME": "/root"}) == "root_write"  # unset: /x
