@@ -81,7 +81,8 @@ def test_expansions_the_floor_works_out(tmp_path):
     assert rule("x=/root; rm -rf ${x/root/}") == "delete_root"
     assert rule("rm -rf ${#HOME}") is None  # a number, in /tmp
     assert rule("p=foo.txt; rm -rf ${p%.txt}") is None
-    assert rule("read x; rm -rf $x") is None  # known only when it runs
+    assert rule("read x; rm -rf $x") == "delete_unknown"  # known only when it runs
+    assert rule("read x; rm -f $x") is None  # not recursive: a file, not a tree
     assert rule("rm -rf $MM_FLOOR_NONE") is None and rule('rm -rf "$MM_FLOOR_NONE"') is None  # nothing, and ''
     assert rule("rm -rf $MM_FLOOR_NONE/") == "delete_root"
     assert rule("cat <<A\n$(rm -rf /)\nA") == "delete_root"
@@ -120,7 +121,8 @@ def test_nested_scripts_have_a_limit():
 
 def test_programs_without_a_shell_are_read_as_they_are(tmp_path):
     assert check_argv(["sudo", "rm", "-rf", "/"], tmp_path).startswith("[safety floor: delete_root]")
-    assert check_argv(["xargs", "rm", "-rf"], tmp_path) is None  # what it reads is not known
+    assert check_argv(["xargs", "rm", "-rf"], tmp_path).startswith("[safety floor: delete_unknown]")  # what it reads
+    assert check_argv(["xargs", "rm", "-f"], tmp_path) is None  # not recursive
     assert check_argv(["find", "/", "-delete"], tmp_path).startswith("[safety floor: delete_root]")
     assert check_argv(["echo", "$(rm -rf /)"], tmp_path) is None  # no shell: no substitution
 
@@ -130,3 +132,74 @@ def test_programs_without_a_shell_are_read_as_they_are(tmp_path):
 def test_any_text_gets_a_verdict(command):
     verdict = check_command(command, "/tmp/mm-floor-none")
     assert verdict is None or verdict.startswith("[safety floor: ") and "\n" not in verdict
+
+
+def test_redirections_without_a_command(tmp_path):
+    """`> f` alone opens (and truncates) f, as `: > f` does: each writing operator, anywhere."""
+    os.symlink("/etc/hosts", tmp_path / "hostlink")
+    for op in (">", ">>", "2>", "&>", "&>>", ">|", "<>", "1<>", "9>", "1>"):
+        assert rule(f"{op} /etc/hosts", tmp_path) == "system_write", op
+        assert rule(f"echo x {op}/etc/hosts", tmp_path) == "system_write", op
+        assert rule(f"{op} out.txt", tmp_path) is None, op
+    assert rule("> hostlink", tmp_path) == "system_write"
+    assert rule("while true; do > /etc/hosts; done", tmp_path) == "system_write"
+    assert rule("case x in x) 2> /etc/hosts;; esac", tmp_path) == "system_write"
+    assert rule("< /etc/hosts", tmp_path) is None  # reading
+
+
+def test_folders_that_hold_what_the_floor_guards(tmp_path):
+    """A recursive delete, move, chmod or chown of a folder holding a system folder, the home
+    folder or the working directory, or of a folder directly in the root (`/home`, `/var`)."""
+    for home in ("/root", "/home/u"):
+        env = {"HOME": home}
+        assert rule("rm -rf /home", tmp_path, env=env) == ("root_write" if home == "/root" else "delete_home")
+        assert rule("rm -rf /home/*", tmp_path, env=env) == ("root_write" if home == "/root" else "delete_home")
+        assert rule("chown -R nobody /home", tmp_path, env=env) == ("root_write" if home == "/root" else "delete_home")
+        assert rule("chmod -R 700 ~", tmp_path, env=env) is None  # the folder itself: changed, not deleted
+    assert check_command("rm -rf /var", tmp_path) == REFUSAL.format(
+        rule="system_write", what="rm would delete /var, which holds the system folder /var/log")
+    assert check_command("rm -rf /opt", tmp_path) == REFUSAL.format(
+        rule="root_write", what="rm would delete /opt, a folder directly in the filesystem root /")
+    assert check_command("chmod -R 000 /var", tmp_path) == REFUSAL.format(
+        rule="system_write", what="chmod -R would change every file of /var, which holds the system folder /var/log")
+    project = tmp_path / "project"
+    assert rule("chmod -R 000 ..", project) == "delete_workdir"
+    assert rule("chmod -R u+w .", project) is None
+
+
+def test_a_move_names_what_it_moves_away(tmp_path):
+    """mv's destination is written, not moved away: `mv /etc DIR` names /etc, even run in DIR."""
+    assert check_command("mv /etc /tmp/x", "/tmp/x") == REFUSAL.format(
+        rule="system_write", what="mv would write /etc, in the system folder /etc")
+    assert rule("mv a.txt /tmp/x", "/tmp/x") is None
+    assert rule("mv -t /tmp/y /tmp/x", "/tmp/x") == "delete_workdir"
+
+
+def test_a_recursive_delete_must_name_its_target(tmp_path):
+    """docs/safety.md §Rules: a recursive delete of a target known only when the command runs."""
+    assert check_command("rm -rf $(some-tool)", tmp_path) == REFUSAL.format(
+        rule="delete_unknown", what="rm would delete a path known only when it runs (a command's output, input it "
+                                    "reads): the target of a recursive delete must be written out")
+    assert rule('tmp=$(mktemp -d); rm -rf "$tmp"', tmp_path) == "delete_unknown"
+    assert rule("xargs rm < files.txt", tmp_path) is None  # files, not trees
+    assert rule("$(which rm) -rf $(some-tool)", tmp_path) == "delete_unknown"
+    assert rule("f() { rm -rf \"$1\"; }", tmp_path) is None  # defined, never called here
+    assert rule("f() { rm -rf \"$1\"; }; f $(some-tool)", tmp_path) == "delete_unknown"
+    assert rule("source <(some-tool)", tmp_path) is None  # known only when it runs: docs/safety.md §Limits
+
+
+def test_expansions_and_printers_worked_out(tmp_path):
+    assert rule("x=/usr/bin; rm -rf ${x:0:4}", tmp_path) == "system_write"
+    assert rule("x=abc; rm -rf /${x:5}", tmp_path) == "delete_root"  # past the end: empty
+    assert rule("x=/ETC; touch ${x,,}/x", tmp_path) == "system_write"
+    assert rule("rm -rf $(basename /x/ /)", tmp_path) is None  # `x`, here
+    assert rule("rm -rf $(dirname $(dirname /a/b))", tmp_path) == "delete_root"
+    assert rule("alias a='cd /'; a && rm -rf *", tmp_path) == "delete_root"
+    assert rule("r() { r; rm -rf /; }; r", tmp_path) == "delete_root"  # read once inside itself
+
+
+def test_a_known_temporary_folder(tmp_path):
+    env = {"TMPDIR": "/tmp/mm-floor-t", "HOME": "/root"}
+    assert rule('rm -rf "$TMPDIR/x"', tmp_path, env=env) is None
+    assert rule('rm -rf "$TMPDIR"/*', tmp_path, env=env) is None
+    assert rule('rm -rf "$TMPDIR/x"', tmp_path, env={"HOME": "/root"}) == "root_write"  # unset: /x

@@ -14,6 +14,7 @@ from mm.tools.floor.values import Outcome, Value, exact
 if TYPE_CHECKING:
     from tree_sitter import Node
 
+ARGUMENTS = 9  # $1…$9 unknown while a function's body is read where it is defined
 _PATTERN_TYPES = frozenset({"word", "concatenation", "string", "raw_string", "extglob_pattern", "simple_expansion",
                             "expansion", "number", "regex"})
 
@@ -22,6 +23,7 @@ class Compound:
     """Reading compound commands (mixed into the Reader)."""
 
     expander: Any
+    defining: int
 
     def run(self, node: "Node", st: State, stdin: Any = None) -> Outcome:
         raise NotImplementedError
@@ -30,13 +32,22 @@ class Compound:
         raise NotImplementedError
 
     def _function(self, node: "Node", st: State) -> Outcome:
+        """A function's body is read where it is defined, its arguments unknown (for the calls the
+        floor does not see: `trap f EXIT`, `$name`); a target known only from them breaks no rule
+        there. Each call it sees reads it again with the call's words (mm.tools.floor.rules)."""
         name_node = node.child_by_field_name("name")
         body = node.child_by_field_name("body")
         name = self.expander.text(name_node) if name_node is not None else ""
         if body is not None:
             check_fork_bomb(self, name, body)
             st.functions[name] = body
-            self.run(body, st.copy())
+            inner = st.copy()
+            inner.positional = [name] + [None] * ARGUMENTS
+            self.defining += 1
+            try:
+                self.run(body, inner)
+            finally:
+                self.defining -= 1
         return st, st.where
 
     def _if(self, node: "Node", st: State) -> Outcome:

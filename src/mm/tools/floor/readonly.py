@@ -331,8 +331,7 @@ class _Reader:
         if node.type == "herestring_redirect":
             self.substitutions(node)
             return
-        op = next((c.type for c in node.children if not c.is_named), "")
-        targets = [c for c in node.named_children if c.type != "file_descriptor"]
+        op, targets = self.expander.redirection(node)
         for target in targets:
             values = self.expander.values(target, self.st)  # `$(…)` inside are checked
             if op not in OUTPUT_OPS:

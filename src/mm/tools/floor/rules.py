@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from typing import TYPE_CHECKING
 
 from mm.protected_paths import absolute
@@ -16,11 +17,12 @@ from mm.tools.floor.machine import DISK_TOOLS, INTERPRETERS, dd, disk, interpret
 from mm.tools.floor.static import printed, read_script
 from mm.tools.floor.values import UNKNOWN, Outcome, Reader, Simple, Value, exact
 from mm.tools.floor.writes import (WRITES_ALL, WRITES_LAST, check_write, delete_operands, delete_target, extract,
-                                   in_place, remember_files, remember_link, write_operands)
+                                   in_place, remember_files, remember_link, tar_removed, write_operands)
 
 if TYPE_CHECKING:
     from mm.tools.floor.state import State
 
+STDIN_FILES = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"})
 UNKNOWN_PROGRAM = "a program the floor cannot know before it runs"
 
 
@@ -34,6 +36,10 @@ def check_simple(reader: "Reader", cmd: Simple, st: "State") -> Outcome:
     if name.exact is None:
         delete_operands(reader, UNKNOWN_PROGRAM, cmd.words[1:], st, only_recursive=True)
         return st, st.where
+    if name.exact in st.aliases and name.exact not in reader.calling:
+        return _alias(reader, name.exact, cmd, st)
+    if name.exact in st.functions and name.exact not in reader.calling:
+        return _call(reader, name.exact, cmd, st)
     program = os.path.basename(name.exact.rstrip("/")) or name.exact
     outcome = _run(reader, program, cmd, st)
     out = printed(program, cmd.words[1:], cmd.stdin if cmd.items is None else cmd.items, st)
@@ -69,6 +75,8 @@ def _run(reader: "Reader", program: str, cmd: Simple, st: "State") -> Outcome:
         _read_into(program, args, st)
     elif program == "shift":
         st.positional = st.positional[:1] + st.positional[2:]
+    elif program == "alias":
+        _define_aliases(args, st)
     _check_program(reader, program, args, st)
     if "/" in (cmd.words[0].exact or "") and program not in SHELLS:
         _script(reader, cmd.words[0].exact or "", args, st)
@@ -92,6 +100,8 @@ def _check_program(reader: "Reader", program: str, args: list[Value], st: "State
         in_place(reader, program, args, st)
     if program in ("tar", "bsdtar", "unzip", "7z", "cpio"):
         extract(reader, program, args, st)
+    if program in ("tar", "bsdtar"):
+        tar_removed(reader, program, args, st)
     if program == "rsync" and any((a.exact or "").startswith("--delete") for a in args):
         operands = [a for a in args if not (a.exact or "-").startswith("-")]
         if operands:
@@ -103,6 +113,32 @@ def _check_program(reader: "Reader", program: str, args: list[Value], st: "State
 
 
 # -- commands that run commands
+def _alias(reader: "Reader", name: str, cmd: Simple, st: "State") -> Outcome:
+    """An alias the command defined, expanded at its call (bash -c would not expand it: the floor
+    does, on the safe side) with the call's words after it (unknown ones stay unknown)."""
+    words = " ".join(shlex.quote(w.exact) if w.exact is not None else '"$(mm-floor-unknown)"' for w in cmd.words[1:])
+    reader.calling.add(name)
+    try:
+        return reader.script(f"{st.aliases[name]} {words}", st)
+    finally:
+        reader.calling.discard(name)
+
+
+def _call(reader: "Reader", name: str, cmd: Simple, st: "State") -> Outcome:
+    """A function the command defined, read again at its call with the call's words as $1, $2…
+    (in this shell: a `cd` in it moves it). A function calling itself is read once."""
+    saved = st.positional
+    st.positional = [name] + [w.exact for w in cmd.words[1:]]
+    reader.calling.add(name)
+    try:
+        ok, failed = reader.run(st.functions[name], st)  # type: ignore[arg-type]
+    finally:
+        reader.calling.discard(name)
+        st.positional = saved
+    ok.positional = saved
+    return ok, failed
+
+
 def _wrapped(reader: "Reader", program: str, inner: tuple[list[Value], dict[str, Value]], cmd: Simple,
              st: "State") -> Outcome:
     words, options = inner
@@ -132,6 +168,8 @@ def _shell(reader: "Reader", cmd: Simple, st: "State") -> None:
         if script is not None and script.exact is not None:
             positional = [(w.exact) for w in rest] or ["bash"]
             _shell_text(reader, script.exact, st.copy(), None, positional)
+    elif how == "file" and script is not None and script.exact in STDIN_FILES and isinstance(cmd.stdin, str):
+        _shell_text(reader, cmd.stdin, st.copy(), None)
     elif how == "file" and script is not None and script.exact is not None:
         _script(reader, script.exact, rest, st)
     elif how == "stdin" and isinstance(cmd.stdin, str):
@@ -153,7 +191,7 @@ def _same_shell(reader: "Reader", program: str, args: list[Value], cmd: Simple, 
         return reader.script(" ".join(texts), st)  # type: ignore[arg-type]
     if not args or args[0].exact is None:
         return st, st.where
-    text = read_script(args[0].exact, st)
+    text = _script_text(args[0].exact, cmd, st)
     if text is None:
         return st, st.where
     saved = st.positional
@@ -162,6 +200,13 @@ def _same_shell(reader: "Reader", program: str, args: list[Value], cmd: Simple, 
     ok, failed = reader.script(text, st)
     ok.positional = saved
     return ok, failed
+
+
+def _script_text(name: str, cmd: Simple, st: "State") -> str | None:
+    """The script `source NAME` reads: what the command feeds it on stdin for /dev/stdin."""
+    if name in STDIN_FILES:
+        return cmd.stdin if isinstance(cmd.stdin, str) else None
+    return read_script(name, st)
 
 
 def _shell_string_option(reader: "Reader", program: str, args: list[Value], st: "State") -> None:
@@ -227,6 +272,8 @@ def _find(reader: "Reader", args: list[Value], st: "State") -> None:
             found.insert(0, start)
         for action, words in actions:
             if action == "-delete":
+                if start.kind == "unknown":
+                    delete_operands(reader, "find -delete", [start], st, only_recursive=False)
                 for item in found:
                     delete_target(reader, "find -delete", item, st)
                     check_write(reader, item, st, program="find -delete")
@@ -280,6 +327,13 @@ def _read_into(program: str, args: list[Value], st: "State") -> None:
         if name:
             st.assign(name, None)
             st.assign(name + "[@]", None)
+
+
+def _define_aliases(args: list[Value], st: "State") -> None:
+    for arg in args:
+        name, equal, value = (arg.exact or "").partition("=")
+        if equal and name and not name.startswith("-"):
+            st.aliases[name] = value
 
 
 def _set(args: list[Value], st: "State") -> None:

@@ -20,7 +20,8 @@ class State:
     `exit` (the code after it is read all the same, in `dead`, the directories it died in).
     `assigned`: variables set by the command (None: a value not known); the others come from
     `env`, the environment the command gets, and are empty when absent. `links`, `files`:
-    symlinks and files (their text) the command made, by absolute path.
+    symlinks and files (their text) the command made, by absolute path; `functions` (their body
+    node) and `aliases` (their text) it defined.
     """
 
     cwds: frozenset
@@ -31,6 +32,7 @@ class State:
     links: dict[str, str] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     functions: dict[str, object] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)
     positional: list[str | None] = field(default_factory=lambda: ["bash"])
     dead: frozenset = frozenset()
     errexit: bool = False
@@ -48,7 +50,7 @@ class State:
 
     def copy(self) -> "State":
         return replace(self, assigned=dict(self.assigned), unset=set(self.unset), links=dict(self.links),
-                       files=dict(self.files), functions=dict(self.functions), positional=list(self.positional))
+                       files=dict(self.files), functions=dict(self.functions), aliases=dict(self.aliases), positional=list(self.positional))
 
     def at(self, cwds) -> "State":
         """A copy in the working directories `cwds`."""
@@ -67,6 +69,7 @@ class State:
         new.links.update(other.links)
         new.files.update(other.files)
         new.functions.update(other.functions)
+        new.aliases.update(other.aliases)
         return new
 
     # -- variables

@@ -19,10 +19,18 @@ if TYPE_CHECKING:
 
 SCRIPT_BYTES = 256 * 1024  # the most of a file the floor reads (a script, what cat prints)
 Printed = "str | list[Value] | None"
+NOT_READ = ("/dev/", "/proc/")  # read_script reads no file there
+
+
+# Programs that print nothing (when they work): `$(cd /; pwd)` prints what pwd prints.
+SILENT = frozenset({"cd", "true", ":", "export", "unset", "shift", "local", "declare", "typeset", "readonly", "set",
+                    "mkdir", "touch", "cp", "mv", "ln", "chmod", "chown", "rm", "rmdir", "sleep", "umask", "alias"})
 
 
 def printed(program: str, args: list[Value], stdin, st: "State"):
     """What `program args` prints when the floor can tell: text, paths (find), or None."""
+    if program in SILENT and not any((a.exact or "").startswith("-") and "v" in (a.exact or "") for a in args):
+        return ""
     handler = _PRINTERS.get(program)
     if handler is None:
         return None
@@ -94,6 +102,59 @@ def _cat(args, stdin, st):
     return "".join(out)
 
 
+def _ls(args, stdin, st):
+    """Names as ls prints them: bare names of the entries of the folders it lists (so something
+    in the working directory), an operand as written when it names a file, `.` and `..` with -a."""
+    texts = _texts(args)
+    if texts is None:
+        return [a for a in args] + [Value(".", "under")]
+    options = "".join(t[1:] for t in texts if t.startswith("-") and not t.startswith("--"))
+    operands = [a for a in args if not (a.exact or "").startswith("-")]
+    items = operands + [Value(".", "under" if operands else "contents")]  # `ls`: every entry here
+    if "a" in options or "f" in options or "--all" in texts:
+        items += [Value(".", "exact"), Value("..", "exact")]
+    return items
+
+
+def _filter(args, stdin, st):
+    """grep, sort, head… of the paths a command printed: some of them (the same list)."""
+    texts = _texts(args)
+    if not isinstance(stdin, list) or texts is None:
+        return None
+    operands = [t for t in texts if not t.startswith("-") and not t.isdigit()]
+    patterns = any(t in ("-e", "-f", "--regexp", "--file") for t in texts)
+    if len(operands) > (0 if patterns else 1):
+        return None
+    return [Value(v.text, "under") if v.kind == "contents" else v for v in stdin]
+
+
+def _dirname(args, stdin, st):
+    texts = _texts(args)
+    if not texts or any(t.startswith("-") for t in texts):
+        return None
+    return "".join(_dir(t) + "\n" for t in texts)
+
+
+def _dir(path: str) -> str:
+    """What `dirname path` prints (POSIX: trailing slashes dropped, `.` without a slash)."""
+    stripped = path.rstrip("/")
+    if not stripped:
+        return "/" if path else "."
+    if "/" not in stripped:
+        return "."
+    return stripped[:stripped.rindex("/")].rstrip("/") or "/"
+
+
+def _basename(args, stdin, st):
+    texts = _texts(args)
+    if not texts or any(t.startswith("-") for t in texts) or len(texts) > 2:
+        return None
+    name = texts[0].rstrip("/").rsplit("/", 1)[-1] or ("/" if texts[0] else "")
+    if len(texts) == 2 and name != texts[1] and name.endswith(texts[1]):
+        name = name[:-len(texts[1])]
+    return name + "\n"
+
+
 def _base64(args, stdin, st):
     texts = _texts(args)
     if texts is None or not isinstance(stdin, str):
@@ -137,7 +198,9 @@ def _find(args, stdin, st):
 
 
 _PRINTERS = {"echo": _echo, "printf": _printf, "pwd": _pwd, "cat": _cat, "base64": _base64, "rev": _rev,
-             "xxd": _xxd, "find": _find}
+             "xxd": _xxd, "find": _find, "dirname": _dirname, "basename": _basename,
+             "ls": _ls, "grep": _filter, "egrep": _filter, "fgrep": _filter, "sort": _filter, "uniq": _filter,
+             "head": _filter, "tail": _filter, "tac": _filter, "shuf": _filter}
 
 
 def read_script(name: str, st: "State") -> str | None:
@@ -149,6 +212,8 @@ def read_script(name: str, st: "State") -> str | None:
             continue
         if path in st.files:
             return st.files[path]
+        if path.startswith(NOT_READ):
+            return None  # mm's own descriptors, devices: never the command's
         try:
             from mm.fs import read_head
 

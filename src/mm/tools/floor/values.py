@@ -69,9 +69,13 @@ class Reader(Protocol):
     """What the rules use of the reader (mm.tools.floor.walk.Reader)."""
 
     workdirs: tuple[str, ...]
+    defining: int  # > 0 while a function's body is read where it is defined, its arguments unknown
+    calling: set[str]  # the functions and aliases being read at their call (no call of one inside itself)
     stdout: Any
     expander: Any
 
     def script(self, text: str, st: "State") -> Outcome: ...
+
+    def run(self, node: Any, st: "State", stdin: Any = None) -> Outcome: ...
 
     def check_redirects(self, redirects: list[Redirect], st: "State") -> None: ...

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 MAX_COMMANDS = 20_000  # simple commands read in one check (loops and nested scripts included)
 MAX_DEPTH = 8  # scripts inside scripts (`bash -c`, `eval`, a script file): beyond, refused
 OUTPUT_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&", "&>|"})
+PROCESS_FILE = "/dev/fd/63"  # the name bash gives a process substitution (mm.tools.floor.words)
 INFINITE = frozenset({"true", ":"})
 
 
@@ -47,6 +48,8 @@ class Reader(Compound):
         self.workdirs = workdirs
         self.budget = MAX_COMMANDS
         self.depth = 0
+        self.calling: set[str] = set()
+        self.defining = 0
         self.stdout: str | list[Value] | None = None  # what the last simple command printed, when known
 
     # -- scripts
@@ -164,7 +167,8 @@ class Reader(Compound):
                 stdin = self._herestring(child, st)
             elif child.is_named:
                 redirects += self._redirect(child, st)
-        if body is None:
+        if body is None:  # `> /etc/hosts`: a command of redirections only still opens (and truncates) them
+            self.check_redirects(redirects, st)
             return st, st.where
         if body.type == "command":
             outcome = self._command(body, st, stdin, redirects)
@@ -189,8 +193,7 @@ class Reader(Compound):
     def _redirect(self, node: "Node", st: State) -> list[Redirect]:
         if node.type == "herestring_redirect":
             return []
-        op = next((c.type for c in node.children if not c.is_named), "")
-        targets = [c for c in node.named_children if c.type != "file_descriptor"]
+        op, targets = self.expander.redirection(node)
         if op not in OUTPUT_OPS or not targets:
             for target in targets:  # `< <(cmd)`: the commands inside run
                 self.expander.values(target, st)
@@ -331,4 +334,10 @@ class Reader(Compound):
         return "".join(printed)
 
     def _process_substitution(self, node: "Node", st: State) -> None:
-        self._sequence(node.children, st.copy())
+        """Read the commands of `<(…)`; what they print, when known, is the file /dev/fd/63 (for
+        `source <(…)`, `bash <(…)`)."""
+        out = self._substitute(node, st)
+        if out is None:
+            st.files.pop(PROCESS_FILE, None)
+        else:
+            st.files[PROCESS_FILE] = out

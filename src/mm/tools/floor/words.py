@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Callable
 
+from mm.tools.floor.parameters import NAME, letter_case, plain_word, substring, trimmed
 from mm.tools.floor.values import UNKNOWN, Value, exact
 
 if TYPE_CHECKING:
@@ -26,9 +27,8 @@ WHOLE_PATTERN = re.compile(r"[*?.]*\*[*?.]*/?")  # `*`, `.*`, `*.*`, `*/`: every
 MAX_BRACE_WORDS = 64
 _ANSI_C = {"a": "\a", "b": "\b", "e": "\x1b", "E": "\x1b", "f": "\f", "n": "\n", "r": "\r", "t": "\t",
            "v": "\v", "\\": "\\", "'": "'", '"': '"', "?": "?"}
-_NAME = r"(?P<name>[A-Za-z_][A-Za-z0-9_]*(?:\[[^]]*\])?|[0-9]+|[@*#?$!-])"
-_PARAMETER = re.compile(r"\$\{" + _NAME + r"(?:(?P<op>:?[-=+?]|%%|%|##|#|//|/)(?P<word>.*))?\}", re.S)
-_LENGTH = re.compile(r"\$\{#" + _NAME + r"\}")
+_PARAMETER = re.compile(r"\$\{" + NAME + r"(?:(?P<op>:?[-=+?]|%%|%|##|#|//|/)(?P<word>.*))?\}", re.S)
+_LENGTH = re.compile(r"\$\{#" + NAME + r"\}")
 
 
 class Expander:
@@ -43,6 +43,18 @@ class Expander:
 
     def text(self, node: "Node") -> str:
         return self.source[node.start_byte:node.end_byte].decode("utf-8", "surrogateescape")
+
+    def redirection(self, node: "Node") -> tuple[str, list["Node"]]:
+        """A file redirection's operator as written between its descriptor and its target, and its
+        targets (`2>x` → (">", [x]); `1<>x` → ("<>", [x]): tree-sitter-bash reads `<>` as `<` and
+        an error node, the text is what bash reads)."""
+        targets = [c for c in node.named_children if c.type not in ("file_descriptor", "ERROR")]
+        start = node.start_byte
+        for child in node.children:
+            if child.type == "file_descriptor":
+                start = child.end_byte
+        end = targets[0].start_byte if targets else node.end_byte
+        return self.source[start:end].decode("utf-8", "surrogateescape").strip(), targets
 
     def values(self, node: "Node", st: "State") -> list[Value]:
         """The words `node` becomes: several after brace expansion or splitting, none when it is
@@ -124,8 +136,11 @@ class Expander:
         if length is not None:
             value = st.lookup(length["name"])
             return _as_expansion(None if value is None else str(len(value)))
+        worked = substring(text, st) or letter_case(text, st)
+        if worked is not None:
+            return _as_expansion(worked[0])
         match = _PARAMETER.fullmatch(text)
-        if match is None:  # ${x:1:2}, ${x^^}…: not worked out
+        if match is None:  # ${x:$n}, ${!x}, ${x@Q}…: not worked out
             return [None]
         value = st.lookup(match["name"])
         op, word = match["op"], match["word"]
@@ -134,12 +149,12 @@ class Expander:
         if value is None:
             return [None]
         if op in ("%", "%%", "#", "##", "/", "//"):
-            return _as_expansion(_trimmed(value, op, word))
+            return _as_expansion(trimmed(value, op, word))
         empty = value == "" if op.startswith(":") else not st.is_set(match["name"])
         if op[-1] in "-=":
-            chosen = _plain_word(word) if empty else value
+            chosen = plain_word(word) if empty else value
         elif op[-1] == "+":
-            chosen = "" if empty else _plain_word(word)
+            chosen = "" if empty else plain_word(word)
         else:  # `?`: an error when empty
             chosen = value
         if op[-1] == "=" and empty and chosen is not None:
@@ -152,7 +167,7 @@ class Expander:
 
     def _process(self, node: "Node", st: "State") -> list[Piece]:
         self.process(node, st)
-        return [("/dev/fd/63", "q")]
+        return [("/dev/fd/63", "q")]  # PROCESS_FILE of mm.tools.floor.walk
 
     def _arithmetic(self, node: "Node", st: "State") -> list[Piece]:
         for child in node.named_children:
@@ -171,45 +186,6 @@ _HANDLERS: dict[str, Callable[..., list[Piece]]] = {
 
 def _as_expansion(value: str | None) -> list[Piece]:
     return [None] if value is None else [(value, "exp")]
-
-
-def _trimmed(value: str, op: str, word: str) -> str | None:
-    """`${x%pat}`, `${x%%pat}`, `${x#pat}`, `${x##pat}`, `${x/pat/new}`, `${x//pat/new}` of a
-    plain pattern (None: one with quotes or expansions, not worked out)."""
-    from fnmatch import fnmatchcase
-
-    pattern, _, new = word.partition("/") if op in ("/", "//") else (word, "", "")
-    pattern, new = _plain_word(pattern), _plain_word(new)
-    if pattern is None or new is None:
-        return None
-    n = len(value)
-    if op in ("#", "##"):
-        ends = range(n + 1) if op == "#" else range(n, -1, -1)
-        return next((value[i:] for i in ends if fnmatchcase(value[:i], pattern)), value)
-    if op in ("%", "%%"):
-        starts = range(n, -1, -1) if op == "%" else range(n + 1)
-        return next((value[:i] for i in starts if fnmatchcase(value[i:], pattern)), value)
-    out, i, replaced = [], 0, False
-    while i <= n:
-        end = next((j for j in range(n, i, -1) if fnmatchcase(value[i:j], pattern)), None) \
-            if pattern and (op == "//" or not replaced) else None
-        if end is not None:
-            out.append(new)
-            i, replaced = end, True
-            continue
-        if i < n:
-            out.append(value[i])
-        i += 1
-    return "".join(out)
-
-
-def _plain_word(word: str) -> str | None:
-    """The default of `${x:-word}` when it holds nothing to expand; None otherwise."""
-    if any(c in word for c in "$`\\"):
-        return None
-    if len(word) >= 2 and word[0] == word[-1] and word[0] in "'\"":
-        return word[1:-1]
-    return word
 
 
 def _unescape(text: str) -> list[Piece]:

@@ -10,7 +10,7 @@ import re
 import stat
 from typing import TYPE_CHECKING
 
-from mm.protected_paths import DEVICE_FOLDERS, ROOT, absolute, protected_folder, refused_step, resolve
+from mm.protected_paths import DEVICE_FOLDERS, ROOT, SYSTEM_FOLDERS, absolute, protected_folder, refused_step, resolve
 from mm.tools.floor.values import Reader, Refused, Simple, Value, exact
 
 if TYPE_CHECKING:
@@ -19,6 +19,12 @@ if TYPE_CHECKING:
 DELETE = "{program} would {verb} {target}{holds}"
 HOLDS_HOME = ", which holds the home folder {home}"
 HOLDS_WORKDIR = ", which holds the working directory {workdir}"
+HOLDS_SYSTEM = ", which holds the system folder {root}"
+IN_ROOT = ", a folder directly in the filesystem root /"
+CHANGE = "change every file of"  # the verb of a recursive chmod, chown, chgrp, chattr, setfacl
+RECURSIVE_CHANGES = frozenset({"chmod", "chown", "chgrp", "chattr", "setfacl"})
+DELETE_UNKNOWN = ("{program} would delete a path known only when it runs (a command's output, input it reads): "
+                  "the target of a recursive delete must be written out")
 EVERY_ENTRY = "every entry of {folder}"
 SYSTEM_WRITE = "{program} would write {target}, in the system folder {root}"
 ROOT_WRITE = "{program} would write {target}"
@@ -42,47 +48,78 @@ VALUED = {"truncate": {"-s", "--size", "-r", "--reference"}, "mkdir": {"-m", "--
 
 
 def delete_operands(reader: "Reader", program: str, args: list[Value], st: "State", only_recursive: bool) -> None:
+    """rm -r/-R/--recursive (`only_recursive`), mv (every source: not its destination): each
+    operand goes to delete_target."""
     recursive = not only_recursive
     operands: list[Value] = []
-    options_done = False
-    for arg in args:
-        text = arg.exact
+    target: Value | None = None
+    options_done, i = False, 0
+    while i < len(args):
+        arg, text = args[i], args[i].exact
+        i += 1
         if not options_done and text is not None and text.startswith("-") and len(text) > 1:
+            name, _, attached = text.partition("=")
             if text == "--":
                 options_done = True
+            elif program == "mv" and name in ("-t", "--target-directory"):
+                target = exact(attached) if attached else (args[i] if i < len(args) else None)
+                i += 0 if attached else 1
+            elif program == "mv" and name in ("-S", "--suffix") and not attached:
+                i += 1
             elif text in ("--recursive", "-r", "-R") or not text.startswith("--") and re.search(r"[rR]", text):
                 recursive = True
             continue
         operands.append(arg)
+    if program == "mv" and target is None:
+        operands = operands[:-1]  # the destination is written, not moved away (write_operands)
     if recursive:
         for operand in operands:
+            if operand.kind == "unknown" and not reader.defining:
+                raise Refused("delete_unknown", DELETE_UNKNOWN.format(program=program))
             delete_target(reader, program, operand, st)
 
 
-def delete_target(reader: "Reader", program: str, value: Value, st: "State") -> None:
-    """Refuse deleting (recursively) the root, the home folder, the working directory, or a
-    folder holding one of them."""
+def delete_target(reader: "Reader", program: str, value: Value, st: "State", verb: str = "") -> None:
+    """Refuse deleting (recursively), moving away or (`verb` "change": chmod -R…) changing the
+    root, the home folder, the working directory, a folder holding one of them or a system folder,
+    or a folder directly in the root (`/home`, `/opt`, `/var`…). A change refuses only the folders
+    that hold one (`chmod -R u+w .` is allowed). A target inside a system folder is left to
+    check_write, which names it."""
     if value.kind not in ("exact", "contents") or not value.text:  # "": no file has that name
         return
     home = os.path.normpath(st.lookup("HOME") or st.home)
+    verb = verb or ("move away" if program == "mv" else "delete")
     for cwd in st.places:
         if cwd is None and not value.text.startswith("/"):
             continue
         path = absolute(value.text, cwd or "/")
         paths = {path, resolve(path, st.links)} if value.kind == "contents" else {path}
-        for target in paths:
+        for target in sorted(paths):
             shown = EVERY_ENTRY.format(folder=target) if value.kind == "contents" else target
-            verb = "move away" if program == "mv" else "delete"
-            if target == ROOT:
-                raise Refused("delete_root", DELETE.format(program=program, verb=verb, target=shown, holds=""))
-            if _holds(target, home):
-                holds = "" if target == home else HOLDS_HOME.format(home=home)
-                raise Refused("delete_home", DELETE.format(program=program, verb=verb, target=shown, holds=holds))
-            for workdir in reader.workdirs:
-                if _holds(target, workdir):
-                    holds = "" if target == workdir else HOLDS_WORKDIR.format(workdir=workdir)
-                    raise Refused("delete_workdir", DELETE.format(program=program, verb=verb, target=shown,
-                                                                   holds=holds))
+            _refuse_tree(reader, program, verb, target, shown, home)
+
+
+def _refuse_tree(reader: "Reader", program: str, verb: str, target: str, shown: str, home: str) -> None:
+    def refuse(rule: str, holds: str) -> None:
+        raise Refused(rule, DELETE.format(program=program, verb=verb, target=shown, holds=holds))
+
+    itself = verb != CHANGE  # a recursive change of the folder itself is allowed (`chmod -R u+w .`)
+    if target == ROOT:
+        refuse("delete_root", "")
+    if protected_folder(target) not in (None, ROOT):
+        return  # in a system folder: check_write names it
+    if not itself and (target == home or target in reader.workdirs):
+        return
+    if _holds(target, home) and (itself or target != home):
+        refuse("delete_home", "" if target == home else HOLDS_HOME.format(home=home))
+    for workdir in reader.workdirs:
+        if _holds(target, workdir) and (itself or target != workdir):
+            refuse("delete_workdir", "" if target == workdir else HOLDS_WORKDIR.format(workdir=workdir))
+    system = next((root for root in SYSTEM_FOLDERS if _holds(target, root)), None)
+    if system is not None:
+        refuse("system_write", HOLDS_SYSTEM.format(root=system))
+    if os.path.dirname(target) == ROOT:
+        refuse("root_write", IN_ROOT)
 
 
 def _holds(folder: str, path: str) -> bool:
@@ -158,6 +195,11 @@ def write_operands(reader: "Reader", program: str, args: list[Value], st: "State
     for value in written:
         if value is not None:
             check_write(reader, value, st, exempt=program == "tee", program=program)
+    if program in RECURSIVE_CHANGES and any(a.exact in ("-R", "--recursive") or re.fullmatch(r"-[a-zA-Z]*R[a-zA-Z]*",
+                                                                                           a.exact or "") for a in args):
+        for value in written:
+            if value is not None:
+                delete_target(reader, f"{program} -R", value, st, verb=CHANGE)
 
 
 def remember_link(args: list[Value], st: "State") -> None:
@@ -213,6 +255,32 @@ def in_place(reader: "Reader", program: str, args: list[Value], st: "State") -> 
         operands = operands[1:]
     for operand in operands:
         check_write(reader, operand, st, program=program)
+
+
+TAR_VALUED = frozenset({"-f", "--file", "-C", "--directory", "-T", "--files-from", "-X", "--exclude-from", "-b",
+                        "--blocking-factor", "-K", "--starting-file", "-N", "--newer", "-g", "--listed-incremental",
+                        "-I", "--use-compress-program", "-H", "--format", "-V", "--label", "--exclude", "--owner",
+                        "--group", "--mode", "--mtime", "--transform"})
+
+
+def tar_removed(reader: "Reader", program: str, args: list[Value], st: "State") -> None:
+    """`tar --remove-files -cf x.tar DIR`: every file operand is deleted, folders recursively."""
+    texts = [a.exact for a in args]
+    if "--remove-files" not in texts:
+        return
+    operands, i = [], 0
+    while i < len(args):
+        text = texts[i] or ""
+        i += 1
+        if text.startswith("--"):
+            i += 1 if text in TAR_VALUED else 0
+        elif text.startswith("-") and len(text) > 1 or i == 1 and re.fullmatch(r"[a-zA-Z]+", text):
+            i += sum(c in "fCTXbKNgIHV" for c in text.lstrip("-"))  # `-cf x.tar`, `czf x.tgz`: each takes a value
+        else:
+            operands.append(args[i - 1])
+    for operand in operands:
+        delete_target(reader, f"{program} --remove-files", operand, st)
+        check_write(reader, operand, st, program=f"{program} --remove-files")
 
 
 def extract(reader: "Reader", program: str, args: list[Value], st: "State") -> None:
