@@ -301,6 +301,43 @@ async def test_abbreviated_options_are_refused_through_git_safe_and_bash(scripte
         assert not (work / "made").exists()
 
 
+async def test_a_hook_s_rewritten_input_meets_the_gate_again(scripted_server, work):
+    """`cat` passes the gate, then a preToolCall hook rewrites it into a write: refused, nothing
+    ran, no permission asked."""
+    srv = scripted_server
+    hook = work.parent / "rewrite.py"
+    hook.write_text('import json\nprint(json.dumps({"input": {"command": "touch made"}}))\n')
+    import sys
+
+    config = EVERYTHING | {"hooks": {"preToolCall": [{"matcher": "bash", "command": [sys.executable, str(hook)]}]}}
+    async with planning(srv, work, config) as conv:
+        ui = PlanUI(answers=["allow_once"])
+        [result] = await turn(srv, conv, [call("bash", command="cat sentinel.txt")], ui)
+        assert result == refused_command("touch is not a read-only program", conv.plan_mode.plan_file)
+        assert ui.asked == [] and not (work / "made").exists()
+
+
+async def test_a_permission_answered_after_plan_mode_was_switched_on_runs_nothing(scripted_server, work):
+    """The dialog waits; plan mode is switched on meanwhile (as ACP set_session_mode does); the
+    user's `allow` comes after: the call meets the gate again and is refused."""
+    srv = scripted_server
+
+    class Switching(PlanUI):
+        async def request_permission(self, name, arguments, preview=None):
+            conv.set_plan_mode(True)
+            return await super().request_permission(name, arguments, preview)
+
+    conv = make_conversation(srv.base_url, work, EVERYTHING)
+    try:
+        ui = Switching(answers=["allow_once"])
+        [result] = await turn(srv, conv, [call("bash", command="touch made")], ui)
+        assert [name for name, _ in ui.asked] == ["bash"]
+        assert result == refused_command("touch is not a read-only program", conv.plan_mode.plan_file)
+        assert not (work / "made").exists()
+    finally:
+        await conv.close()
+
+
 async def test_read_only_tools_and_commands_run_and_the_plan_file_is_writable(scripted_server, work):
     srv = scripted_server
     async with planning(srv, work, EVERYTHING | {"yolo": True}) as conv:
