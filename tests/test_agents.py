@@ -132,6 +132,22 @@ async def test_the_sub_agents_calls_stream_through_the_parents_display(scripted_
     assert ui.text() == "ok"
 
 
+async def test_a_sub_agent_s_unknown_or_refused_call_is_titled_with_its_tool(scripted_server, work):
+    """An unknown tool's call has no ToolCallStarted: its ToolCallDone still says `<agent> · <tool>: …`,
+    not `<agent>` and the arguments' JSON; ask_user_question shows its question."""
+    ui = RecordingUI()
+    async with conversation(scripted_server, work) as conv:
+        await foreground(scripted_server, conv, "explore", "look", [
+            {"tool_calls": [call("write_file", path="x.txt", content="no"),
+                            call("ask_user_question", question="Which one?", options=["a", "b"])]},
+            {"reply": "done"}], ui)
+    done = [e for e in ui.done_calls() if e.name != "spawn_agent"]
+    label = done[0].name
+    assert [e.title for e in done] == [f"{label} · write_file: x.txt", f"{label} · ask_user_question: Which one?"]
+    started = [e.title for e in ui.events if isinstance(e, ToolCallStarted) and e.name == label]
+    assert started == [f"{label} · ask_user_question: Which one?"]
+
+
 # ---------------------------------------------------------------------------------------------
 # errors (notes §2.10)
 
