@@ -17,7 +17,7 @@ import pytest
 from harness import RecordingUI, make_conversation
 from test_tasks import call, work  # noqa: F401 - `work`: the fixture of a working folder
 from mm.events import ToolCallDone, ToolCallStarted
-from mm.tools.agents import relay, spawn
+from mm.tools.agents import relay, runs, spawn
 from mm.tools.agents.types import EXPLORE_PROMPT, GENERAL_PROMPT, PLAN_PROMPT
 
 AGENTS = {"toolsets": ["core", "agents"]}
@@ -130,6 +130,22 @@ async def test_the_sub_agents_calls_stream_through_the_parents_display(scripted_
     assert len(done) == 1 and "hello" in done[0].result.text
     # the sub-agent's own text is not shown: only its report, as spawn_agent's result
     assert ui.text() == "ok"
+
+
+async def test_a_sub_agent_s_unknown_or_refused_call_is_titled_with_its_tool(scripted_server, work):
+    """An unknown tool's call has no ToolCallStarted: its ToolCallDone still says `<agent> · <tool>: …`,
+    not `<agent>` and the arguments' JSON; ask_user_question shows its question."""
+    ui = RecordingUI()
+    async with conversation(scripted_server, work) as conv:
+        await foreground(scripted_server, conv, "explore", "look", [
+            {"tool_calls": [call("write_file", path="x.txt", content="no"),
+                            call("ask_user_question", question="Which one?", options=["a", "b"])]},
+            {"reply": "done"}], ui)
+    done = [e for e in ui.done_calls() if e.name != "spawn_agent"]
+    label = done[0].name
+    assert [e.title for e in done] == [f"{label} · write_file: x.txt", f"{label} · ask_user_question: Which one?"]
+    started = [e.title for e in ui.events if isinstance(e, ToolCallStarted) and e.name == label]
+    assert started == [f"{label} · ask_user_question: Which one?"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -378,12 +394,60 @@ async def test_a_resumed_sub_agent_still_cannot_go_deeper(scripted_server, work)
 async def test_records_are_kept_for_the_64_newest_runs(scripted_server, work):
     folder = work / ".mm" / "sessions" / "agents"
     folder.mkdir(parents=True)
+    record = json.dumps({"version": 1, "messages": [], "subagent": {"type": "old"}})
     for i in range(70):
-        (folder / f"old-{i:06d}.json").write_text("{}")
+        (folder / f"old-{i:06x}.json").write_text(record)
     async with conversation(scripted_server, work) as conv:
         await foreground(scripted_server, conv, "explore", "x", [{"reply": "r"}])
     kept = list(folder.glob("*.json"))
     assert len(kept) == 64 and any(p.name.startswith("explore-") for p in kept)
+
+
+async def test_pruning_deletes_only_records(scripted_server, work):
+    """Past the 64 newest, a file of the user's is kept: not named as a record, not holding the
+    record's key, not a regular file (a link to a file of the user's, a named pipe)."""
+    import os
+    import time
+
+    folder = work / ".mm" / "sessions" / "agents"
+    folder.mkdir(parents=True)
+    users = work.parent / "users"
+    users.mkdir()
+    record = json.dumps({"version": 1, "messages": [], "subagent": {"type": "old"}})
+    old = time.time() - 10_000
+    own = {"data.json": record, "notes-00000g.json": record, "plain-000000.json": '{"user": 1}',
+           "broken-000001.json": "{"}
+    for name, text in own.items():
+        (folder / name).write_text(text)
+    (users / "linked.json").write_text(record)
+    (folder / "linked-000002.json").symlink_to(users / "linked.json")
+    os.mkfifo(folder / "fifo-000003.json")
+    for i in range(70):
+        (folder / f"old-{i:06x}.json").write_text(record)
+    for path in folder.iterdir():
+        os.utime(path, (old, old), follow_symlinks=False)
+    async with conversation(scripted_server, work) as conv:
+        await foreground(scripted_server, conv, "explore", "x", [{"reply": "r"}])
+    left = {p.name for p in folder.iterdir()}
+    assert set(own) | {"linked-000002.json", "fifo-000003.json"} <= left
+    assert (users / "linked.json").read_text() == record
+    assert len([n for n in left if n.startswith(("old-", "explore-"))]) == 64 - 2  # plain- and broken- count
+
+
+async def test_a_symlinked_agents_folder_is_not_used(scripted_server, work, capfd):
+    victim = work.parent / "victim"
+    victim.mkdir()
+    for i in range(70):
+        (victim / f"data{i:02d}.json").write_text('{"user": %d}' % i)
+        (victim / f"old-{i:06x}.json").write_text(json.dumps({"messages": [], "subagent": {"type": "x"}}))
+    (work / ".mm" / "sessions").mkdir(parents=True)
+    (work / ".mm" / "sessions" / "agents").symlink_to(victim)
+    async with conversation(scripted_server, work) as conv:
+        text = await foreground(scripted_server, conv, "explore", "x", [{"reply": "r"}])
+        assert "agent_id" in text
+    assert len(list(victim.iterdir())) == 140
+    folder = work / ".mm" / "sessions" / "agents"
+    assert runs.LINKED_FOLDER.format(folder=folder) in capfd.readouterr().err
 
 
 async def test_a_failed_background_run_says_so_in_its_report(scripted_server, work):

@@ -373,6 +373,46 @@ async def test_a_file_over_the_cap_by_hand_is_cut_in_the_prompt(scripted_server,
                            "is left out here — consolidate it with the memory tool's replace and remove]")
 
 
+@pytest.mark.parametrize("linked", ["file", "folder"])
+async def test_a_project_memory_linked_out_of_the_project_is_refused(scripted_server, tmp_path, config_home, linked):
+    """A cloned repository's `.mm/MEMORY.md` → `~/.bashrc` (or `.mm` → `~`): neither written by
+    `memory add` nor put in the system prompt; the file outside is as it was."""
+    from mm.config.places import tilde
+    from mm.tools.memory.store import CANNOT_SHOW, LINKED_OUT, NOT_UPDATED
+
+    home = tmp_path / "home"
+    home.mkdir()
+    bashrc = home / "MEMORY.md" if linked == "folder" else home / ".bashrc"
+    bashrc.write_text("export SECRET=1\n")
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    if linked == "file":
+        (repo / ".mm").mkdir()
+        (repo / ".mm" / "MEMORY.md").symlink_to(bashrc)
+    else:
+        (repo / ".mm").symlink_to(home)
+    config = {**MEMORY, "memory": {"scope": "project"}}
+    why = LINKED_OUT.format(path=tilde(repo / ".mm" / "MEMORY.md"), target=tilde(bashrc))
+    conv = make_conversation(scripted_server.base_url, repo, config)
+    assert conv.history[0]["content"].endswith(CANNOT_SHOW.format(reason=why))
+    assert "SECRET" not in conv.history[0]["content"]
+    done = await results(scripted_server, repo, call("add", text="x"), conv=conv)
+    assert texts(done) == [(NOT_UPDATED.format(reason=why), True)]
+    assert bashrc.read_text() == "export SECRET=1\n"
+
+
+async def test_a_project_memory_linked_inside_the_project_is_followed(scripted_server, tmp_path, config_home):
+    repo = tmp_path / "repo"
+    (repo / ".git").mkdir(parents=True)
+    (repo / "docs").mkdir()
+    (repo / "docs" / "memory.md").write_text("kept\n")
+    (repo / ".mm").mkdir()
+    (repo / ".mm" / "MEMORY.md").symlink_to("../docs/memory.md")
+    await results(scripted_server, repo, call("add", text="added"), config={**MEMORY, "memory": {"scope": "project"}})
+    assert (repo / "docs" / "memory.md").read_text() == "kept\n\n---\n\nadded\n"
+    assert (repo / ".mm" / "MEMORY.md").is_symlink()
+
+
 async def test_an_unreadable_file_is_said_in_the_prompt(scripted_server, tmp_path, config_home):
     path = memory_file(config_home)
     path.parent.mkdir(parents=True)

@@ -16,6 +16,7 @@ import pytest
 from git_repos import git, new_repo
 from harness import RecordingUI, make_conversation
 from mm.tools.floor.readonly import approved_by, read_only_problem
+from mm.tools.floor.readonly_rules import AWK_INDIRECT, AWK_OPTION, AWK_WRITES
 from mm.tools.plan import gate
 from mm.tools.plan.exit import (APPROVED, APPROVED_EDITED, COMMANDS, EMPTY_PLAN, KEEP_PLANNING, NOBODY,
                                 NOT_IN_PLAN_MODE)
@@ -86,6 +87,14 @@ def refused_command(why: str, plan_file: Path) -> str:
     "echo hi >&2", "echo x > /dev/null", "cd src && ls", "ls $(pwd)", "for f in *.py; do wc -l $f; done",
     "cat <<EOF\nhi\nEOF", "date +%s", "date -d yesterday", "sort -u f", "uniq f", "printenv HOME", "rg foo",
     "diff a b", "stat f", "du -sh .", "tree -L 2", "if test -f x; then cat x; fi",
+    # options read as the programs read them: arguments, clusters, abbreviations that only read
+    "sed -ne '1,3p' f", "sed -n -e p -e '$=' f", "sed -E -l 80 -s 's/a/b/' f", "sed --quiet --expr=p f",
+    "sed --reg 's/(a)/\\1/' f", "sed -n ':a;N;$!ba;p' f", "sed -- p f", "awk -F: '{print $1}' f",
+    "awk -F : -v x=1 '{print x}' f", "awk -vx=1 -- '{print x}' f", "awk --field-separator=, '{print $2}' f",
+    "gawk '$1 ~ /a/' f -", "uniq -c -f 1 f", "uniq --skip-fields 1 -w 3 -- f", "uniq -", "date -u +%F",
+    "date --date=yesterday +%s", "date -Iseconds", "date --iso-8601=ns -r f", "sort --reverse -k 2 f",
+    "file -b f", "file --mime-type f", "git grep -n foo", "git log --oneline --no-ext-diff",
+    "git diff --output-indicator-new=+ HEAD", "git grep -e x -- a", "less -R +G f", "less +/foo f",
 ])
 def test_read_only_commands(command):
     assert read_only_problem(command, "/nonexistent") is None
@@ -134,6 +143,68 @@ def test_read_only_commands(command):
     ("hostname evil", "hostname with these arguments may set the name"),
     ("rg --pre=sh x", "rg --pre=sh runs a program on every file"),
     ("tree -o out", "tree -o writes a file"),
+    # long options are taken in any abbreviation; sed's and awk's options are read as they read them
+    ("git grep --open=touch\\ x a", "git grep --open=touch x writes a file or runs a program"),
+    ("git grep -O a", "git grep -O writes a file or runs a program"),
+    ("git grep -nOtouch a", "git grep -O writes a file or runs a program"),
+    ("git log --out=x", "git log --out=x writes a file or runs a program"),
+    ("git diff --ext", "git diff --ext writes a file or runs a program"),
+    ("sort --outp=o1 f", "sort --outp=o1 writes a file or runs a program"),
+    ("sort --o o1 f", "sort --o writes a file or runs a program"),
+    ("sort --compress=sh f", "sort --compress=sh writes a file or runs a program"),
+    ("sed --in s/a/Z/ g", "sed -i edits files in place"),
+    ("sed --i s/a/Z/ g", "sed -i edits files in place"),
+    ("sed -Ei.bak s/a/Z/ g", "sed -i edits files in place"),
+    ("sed --fi=script g", "sed -f runs a script the command does not show"),
+    ("sed -nf script g", "sed -f runs a script the command does not show"),
+    ("sed --expr='1w o2' p", "sed's w writes a file, e runs a command"),
+    ("sed --expression '1w o2' p", "sed's w writes a file, e runs a command"),
+    ("sed -l 5 'w o3' f", "sed's w writes a file, e runs a command"),
+    ("sed -l5 'w o3' f", "sed's w writes a file, e runs a command"),
+    ("sed -ne '1w o4' -e p f", "sed's w writes a file, e runs a command"),
+    ("sed -n -e p -e1W\\ o4 f", "sed's w writes a file, e runs a command"),
+    ("sed -s -- '1w o' f", "sed's w writes a file, e runs a command"),
+    ("sed 'b;w o' f", "sed's w writes a file, e runs a command"),
+    ("sed ':a;1w o' f", "sed's w writes a file, e runs a command"),
+    ("sed 's/a/b/gw o' f", "sed's s///w writes a file, s///e runs a command"),
+    ("sed 'v' f", "a sed script mm cannot follow"),
+    ("sed --sand --x p f", "mm does not know sed's option --x"),
+    ("sed -X p f", "mm does not know sed's option -X"),
+    ("sed --s p f", "mm does not know sed's option --s"),  # --silent, --separate, --sandbox: ambiguous
+    ("uniq -- f -o5", "uniq with a second operand writes it"),
+    ("uniq -c f o", "uniq with a second operand writes it"),
+    ("uniq f -c o", "uniq with a second operand writes it"),
+    ("uniq --bogus f", "mm does not know uniq's option --bogus"),
+    ("file --comp -m m", "file --comp writes a file"),
+    ("file -bC -m m", "file -C writes a file"),
+    ("awk -W interactive 'BEGIN{system(\"touch w\")}'", AWK_OPTION.format(option="-W")),
+    ("awk -W exec p.awk", AWK_OPTION.format(option="-W")),
+    ("awk -f p.awk f", AWK_OPTION.format(option="-f")),
+    ("gawk -o out '{print}' f", AWK_OPTION.format(option="-o")),
+    ("gawk -oout '{print}' f", AWK_OPTION.format(option="-o")),
+    ("gawk --pretty-print=out '{print}' f", AWK_OPTION.format(option="--pretty-print=out")),
+    ("gawk -p '{print}' f", AWK_OPTION.format(option="-p")),
+    ("gawk -d '{print}' f", AWK_OPTION.format(option="-d")),
+    ("gawk --profile=out '{print}' f", AWK_OPTION.format(option="--profile=out")),
+    ("gawk --pro '{print}' f", AWK_OPTION.format(option="--pro")),
+    ("gawk -e '{print}' -e 'BEGIN{}' f", AWK_OPTION.format(option="-e")),
+    ("gawk --source='{print}' f", AWK_OPTION.format(option="--source='{print}'".replace("'", ""))),
+    ("gawk -v x=1 -F: -W exec p.awk", AWK_OPTION.format(option="-W")),
+    ("gawk -F", "awk -F may run code or write files: only -F, -v and one program text are allowed"),
+    ("gawk 'function f(){print} BEGIN{g=\"f\"; @g()}'", AWK_INDIRECT),
+    ("gawk '@load \"filefuncs\"; BEGIN{}'", AWK_INDIRECT),
+    ("awk -- 'BEGIN{system(\"x\")}'", AWK_WRITES),
+    ("awk 'BEGIN{\"date\" | getline d}'", AWK_WRITES),
+    ("date --se=2020-01-01", "date -s sets the clock"),
+    ("date -us 2020-01-01", "date -s sets the clock"),
+    ("date -u 0101", "date with an operand that is no +FORMAT sets the clock"),
+    ("date -- 0101", "date with an operand that is no +FORMAT sets the clock"),
+    ("date --bogus", "mm does not know date's option --bogus"),
+    ("less -o log f", "less -o writes a log file"),
+    ("less -RO log f", "less -O writes a log file"),
+    ("less --log=log f", "less --log=log writes a log file"),
+    ("less '+s saved' f", "less +s saved may save a file or run a command"),
+    ("less '+!touch x' f", "less +!touch x may save a file or run a command"),
     ("ls 'unclosed", "the command does not parse"),
     ("", "the command is empty"),
 ])
@@ -209,6 +280,60 @@ async def test_no_write_tool_and_no_write_command_runs_in_plan_mode(scripted_ser
         assert (work / SENTINEL).read_text() == KEPT and not (work / "new.txt").exists()
         assert git(work, "rev-parse", "HEAD") == commit_before
         assert git(work, "status", "--porcelain") == "?? .mm/\n" or git(work, "status", "--porcelain") == ""
+    finally:
+        await conv.close()
+
+
+async def test_abbreviated_options_are_refused_through_git_safe_and_bash(scripted_server, work):
+    """`--open` is git grep's `--open-files-in-pager`, `--outp` sort's `--output`: refused (a
+    file `made` in the test's folder would prove they ran)."""
+    srv = scripted_server
+    async with planning(srv, work, EVERYTHING | {"yolo": True}) as conv:
+        plan_file = conv.plan_mode.plan_file
+        results = await turn(srv, conv, [call("git_safe", command="grep --open=touch\\ made own"),
+                                         call("git_safe", command="grep -Otouch own"),
+                                         call("bash", command="sort --outp=made sentinel.txt"),
+                                         call("bash", command="sed -ne '1w made' -e p sentinel.txt")])
+        assert results == [refused_command("git grep --open=touch made writes a file or runs a program", plan_file),
+                           refused_command("git grep -O writes a file or runs a program", plan_file),
+                           refused_command("sort --outp=made writes a file or runs a program", plan_file),
+                           refused_command("sed's w writes a file, e runs a command", plan_file)]
+        assert not (work / "made").exists()
+
+
+async def test_a_hook_s_rewritten_input_meets_the_gate_again(scripted_server, work):
+    """`cat` passes the gate, then a preToolCall hook rewrites it into a write: refused, nothing
+    ran, no permission asked."""
+    srv = scripted_server
+    hook = work.parent / "rewrite.py"
+    hook.write_text('import json\nprint(json.dumps({"input": {"command": "touch made"}}))\n')
+    import sys
+
+    config = EVERYTHING | {"hooks": {"preToolCall": [{"matcher": "bash", "command": [sys.executable, str(hook)]}]}}
+    async with planning(srv, work, config) as conv:
+        ui = PlanUI(answers=["allow_once"])
+        [result] = await turn(srv, conv, [call("bash", command="cat sentinel.txt")], ui)
+        assert result == refused_command("touch is not a read-only program", conv.plan_mode.plan_file)
+        assert ui.asked == [] and not (work / "made").exists()
+
+
+async def test_a_permission_answered_after_plan_mode_was_switched_on_runs_nothing(scripted_server, work):
+    """The dialog waits; plan mode is switched on meanwhile (as ACP set_session_mode does); the
+    user's `allow` comes after: the call meets the gate again and is refused."""
+    srv = scripted_server
+
+    class Switching(PlanUI):
+        async def request_permission(self, name, arguments, preview=None):
+            conv.set_plan_mode(True)
+            return await super().request_permission(name, arguments, preview)
+
+    conv = make_conversation(srv.base_url, work, EVERYTHING)
+    try:
+        ui = Switching(answers=["allow_once"])
+        [result] = await turn(srv, conv, [call("bash", command="touch made")], ui)
+        assert [name for name, _ in ui.asked] == ["bash"]
+        assert result == refused_command("touch is not a read-only program", conv.plan_mode.plan_file)
+        assert not (work / "made").exists()
     finally:
         await conv.close()
 

@@ -75,9 +75,10 @@ async def run_call(call: ToolCall, registry: Registry, ctx: ToolContext, ui: Int
                    permissions: Permissions, yolo: bool, loops: LoopDetector) -> CallOutcome:
     """Run one tool call end to end and return its outcome; never raises for a bad call.
 
-    Order: unknown tool or unparsable arguments → message; coercion (mm.tools.coerce); the
-    preToolCall hooks; permission when `yolo` is false and the tool needs it (or a hook asks);
-    the tool; the postToolCall hooks; the loop detector (its note appended, or its stop error as
+    Order: unknown tool or unparsable arguments → message; coercion (mm.tools.coerce); plan
+    mode's gate; the preToolCall hooks (a rewritten input meets the gate again); permission when
+    `yolo` is false and the tool needs it (or a hook asks), then the gate again (plan mode may
+    have been switched on while the question waited); the tool; the postToolCall hooks; the loop detector (its note appended, or its stop error as
     the result).
     """
     from mm.tools.coerce import coerce_tool_args, invalid_call_message
@@ -140,9 +141,13 @@ async def _hooked_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui
     before = await hooks.run("preToolCall", fields, check_input=lambda given: _coerced(tool, given), **where)
     arguments = before.input if before.input is not None else arguments
     retitle = None
-    if before.denied or before.replace is not None or ctx.cancelled.is_set():
+    # a rewritten input meets plan mode's gate again (docs/plan-mode.md §What is refused)
+    gated = _plan_refusal(tool, arguments, ctx) if before.input is not None else None
+    if before.denied or before.replace is not None or ctx.cancelled.is_set() or gated is not None:
         ui.emit(ToolCallStarted(call_id, tool.name, arguments, _title(tool, arguments, ctx)))
-        if before.denied:
+        if gated is not None:
+            result = ToolResult(gated, failed=True)
+        elif before.denied:
             result = ToolResult(DENIED.format(reason=before.reason), failed=True)
             retitle = DENIED_TITLE.format(tool=tool.name)
         elif ctx.cancelled.is_set():
@@ -152,7 +157,8 @@ async def _hooked_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext, ui
     else:
         result = await _permitted_run(tool, arguments, ctx, ui, permissions, yolo, call_id, before.decision)
     contexts = list(before.contexts)
-    refused = result.failed and result.text == rejection_text(tool.name, tool)
+    refused = result.failed and (result.text == rejection_text(tool.name, tool) or gated is not None or
+                                 result.text == _plan_refusal(tool, arguments, ctx))
     ran = retitle is None and before.replace is None and not refused
     if ran and not ctx.cancelled.is_set():
         fields = {**fields, "tool_input": arguments, "tool_output": result.text, "tool_response": result.text,
@@ -236,6 +242,9 @@ async def _permitted_run(tool: Any, arguments: dict[str, Any], ctx: ToolContext,
             allowed = answer in ("allow_once", "allow_always")
         if not allowed:
             return ToolResult(rejection_text(tool.name, tool), failed=True)
+        # plan mode may have been switched on while the question waited (ACP set_session_mode)
+        if (gated := _plan_refusal(tool, arguments, ctx)) is not None:
+            return ToolResult(gated, failed=True)
     ui.emit(ToolCallRunning(call_id))
     try:
         return await tool.run(arguments, ctx)

@@ -12,7 +12,8 @@ from mm.tools.base import PATH_ARGUMENT
 
 # The argument a tool's title shows after `<tool>: `.
 TITLE_ARGUMENT = {"bash": "command", "read_skill": "name", "fetch_content": "url", "web_crawler": "url",
-                  "web_search": "query", "search_memory": "query", "ask_agent": "agent", **PATH_ARGUMENT}
+                  "web_search": "query", "search_memory": "query", "ask_agent": "agent", "ask_user_question": "question",
+                  **PATH_ARGUMENT}
 TITLE_LIMIT = 200  # characters of a title
 
 

@@ -45,8 +45,10 @@ class SubAgentUI:
                                          kind=event.kind or self.kinds.get(event.name)))
         elif isinstance(event, ToolCallRunning):
             self.ui.emit(ToolCallRunning(self._id(event.call_id)))
-        elif isinstance(event, ToolCallDone):
-            title = TITLE.format(agent=self.label, title=event.title) if event.title else None
+        elif isinstance(event, ToolCallDone):  # a refused or unknown call has had no ToolCallStarted
+            title = TITLE.format(agent=self.label, title=event.title) if event.title else \
+                self._titles.pop(event.call_id, None) or \
+                TITLE.format(agent=self.label, title=tool_title(event.name, event.arguments))
             self.ui.emit(ToolCallDone(self._id(event.call_id), self.label, event.arguments, event.result, title))
         elif isinstance(event, HookLine):
             self.ui.emit(event)

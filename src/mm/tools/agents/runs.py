@@ -14,6 +14,9 @@ from typing import Any, Callable, Protocol
 KEPT = 64  # sub-agent records kept per folder (mnemoai.md §2.10: the registry retains 64 runs)
 FOLDER = "agents"  # under the sessions folder: `<sessions.dir>/agents/<id>.json`
 RECORD_KEY = "subagent"  # the session file's key holding the run's type, task, report and status
+RECORD_NAME = re.compile(r"[a-z0-9-]{1,40}-[0-9a-f]{6}\.json")  # `<type>-<6 hex>.json` (new_id)
+LINKED_FOLDER = ("mm: {folder} is a symbolic link: sub-agent records are not kept there, so resume_agent "
+                 "finds no earlier run (make it a real folder)")
 REPORT = ("[mm: Your background sub-agent '{id}' ({type}{about}) {outcome} while you were working. Its report:\n"
           "{report}\n\nAddress this now: tell the user what matters, or carry on with it.]")
 NO_REPORT = "(no report)"
@@ -180,10 +183,41 @@ class SubAgents:
                    str(record.get("report") or ""), status, history)
 
     def _prune(self) -> None:
-        """Keep the KEPT newest records."""
+        """Keep the KEPT newest records; delete only older ones that are records: regular files
+        named `<type>-<6 hex>.json` holding RECORD_KEY, never through a symlinked folder
+        (docs/subagents.md §Records) — a user's own files beside them are left alone."""
+        if self.folder is None or self.folder.is_symlink():
+            return
         try:
-            paths = sorted(self.folder.glob("*.json"), key=lambda p: p.stat().st_mtime, reverse=True)
-            for path in paths[KEPT:]:
-                path.unlink()
+            paths = sorted((p for p in self.folder.iterdir() if RECORD_NAME.fullmatch(p.name) and _regular(p)),
+                           key=lambda p: p.lstat().st_mtime, reverse=True)
         except OSError:
-            pass
+            return
+        for path in paths[KEPT:]:
+            if _is_record(path):
+                try:
+                    path.unlink()
+                except OSError:
+                    pass
+
+
+def _regular(path: Path) -> bool:
+    """Whether `path` itself (not a link's target) is a regular file."""
+    import stat
+
+    try:
+        return stat.S_ISREG(path.lstat().st_mode)
+    except OSError:
+        return False
+
+
+def _is_record(path: Path) -> bool:
+    """Whether `path` is a regular file whose JSON carries a sub-agent record (RECORD_KEY)."""
+    from mm.sessions.load import SessionError, read_record
+
+    if not _regular(path):
+        return False
+    try:
+        return isinstance(read_record(path).get(RECORD_KEY), dict)
+    except (SessionError, OSError):
+        return False

@@ -13,8 +13,9 @@ def tools(config: Any, env: Mapping[str, str], cwd: Path | None) -> list:
     from mm.tools.memory.store import MemoryFile, memory_path
     from mm.tools.memory.tool import Memory
 
-    found: list = [Memory(MemoryFile(memory_path(config.memory.scope, cwd or Path.cwd(), env),
-                                     config.memory.maxChars))]
+    path = memory_path(config.memory.scope, cwd or Path.cwd(), env)
+    project = path.parent.parent if config.memory.scope == "project" else None  # <project>/.mm/MEMORY.md
+    found: list = [Memory(MemoryFile(path, config.memory.maxChars, project))]
     if cwd is not None:
         from mm.tools.registry import skill_catalogue
 

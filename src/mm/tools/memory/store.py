@@ -52,6 +52,8 @@ SECTION = ("# Memory\nYour notes from earlier sessions, kept with the memory too
 OVER_CAP = ("[mm: {path} holds {used} characters, more than its cap of {limit} (memory.maxChars): the rest is "
             "left out here — consolidate it with the memory tool's replace and remove]")
 CANNOT_SHOW = "[mm: your memory file cannot be used: {reason}]"
+LINKED_OUT = ("{path} is a symbolic link leading out of the project (to {target}): a project's memory is neither "
+              "read nor written there; nothing was changed — make it a plain file in the project.")
 
 
 class MemoryRefused(Exception):
@@ -82,10 +84,14 @@ def render(entries: list[str]) -> str:
 
 @dataclass
 class MemoryFile:
-    """MEMORY.md at `path`, capped at `max_chars` characters; `shown` is how messages name it."""
+    """MEMORY.md at `path`, capped at `max_chars` characters; `shown` is how messages name it.
+    `project`: the project folder for memory.scope project — a file (or `.mm`) that is a symbolic
+    link leading out of it is refused for reading and writing (LINKED_OUT: a cloned repository
+    could ship `.mm/MEMORY.md` → `~/.bashrc`); None for the user's file, which may be a link."""
 
     path: Path
     max_chars: int = 2200
+    project: Path | None = None
 
     @property
     def shown(self) -> str:
@@ -99,6 +105,7 @@ class MemoryFile:
         every entry at the next write."""
         from mm.fs import read_bytes
 
+        self._inside_project()
         try:
             data = read_bytes(self.path, READ_LIMIT, self.shown)
         except FileNotFoundError:
@@ -123,6 +130,7 @@ class MemoryFile:
         lock; returns what `plan` does. Raises MemoryRefused (UNWRITABLE too)."""
         from mm.fs import write_atomic
 
+        self._inside_project()  # before the folder is made or locked
         with self._locked():
             before, after, message = self.plan(action, text, old_text)
             try:
@@ -131,6 +139,17 @@ class MemoryFile:
                 reason = getattr(err, "reason", None) or (err.strerror or str(err)).lower()
                 raise MemoryRefused(UNWRITABLE.format(path=self.shown, reason=reason)) from None
         return before, after, message
+
+    def _inside_project(self) -> None:
+        """Raises MemoryRefused (LINKED_OUT) when `project` is set and the file, its links
+        followed, is not inside it."""
+        if self.project is None:
+            return
+        target = Path(os.path.realpath(self.path))
+        if not target.is_relative_to(os.path.realpath(self.project)):
+            from mm.config.places import tilde
+
+            raise MemoryRefused(LINKED_OUT.format(path=self.shown, target=tilde(target)))
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
