@@ -137,7 +137,8 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
         return Match(start, q, "", False)  # the lines go whole, not the text after part of their indentation
     first = index.line_of(p)
     model, _ = _lines(old)
-    if not inside and p == start and leading_ws(old) and new.strip() and new[:1] not in (" ", "\t", "\n"):
+    if (not inside and p == start and leading_ws(old) and old.split("\n")[0].strip(" \t\r") and new.strip()
+            and new[:1] not in (" ", "\t", "\n")):
         new = _continued(new, leading_ws(old))  # new's first line continues at old's indentation (§Frames 5)
         if new is None:
             return FIRST_LINE_BARE.format(path=path, n=n)

@@ -67,7 +67,11 @@ def place(region: Region, new: list[str]) -> list[str] | None:
         return new  # the model's indentation is the file's: nothing moves
     candidates = [(_file_frame(region, new), True)]
     if not (exact and own_style):  # an exact old maps nothing: new's own style is its reading then
-        candidates.append((_Mapper(pairs, unit, new).indents(new, align, region), False))
+        mapper = _Mapper(pairs, unit, new)
+        model = mapper.indents(new, align, region)
+        if _relative_or_absolute(region, new, align, model, mapper, unit):
+            return None
+        candidates.append((model, False))
     if own_style:
         candidates.append((_own_style(region, new, align, unit), False))
     readings = []
@@ -251,15 +255,42 @@ def _flat_openers(lines: list[str]) -> int:
     return flat
 
 
-def _keeps_nesting(new: list[str], lines: list[str]) -> bool:
+def _relative_or_absolute(region: Region, new: list[str], align: list[tuple[int, bool] | None],
+                          model: list[str | None], mapper: _Mapper, unit: str) -> bool:
+    """True when `old` had lines typed without indentation that stand for indented file lines,
+    and `new`'s lines at an indentation old never used read as well absolute (as sent, whole
+    units of the file) as relative to those bare lines (the model's frame, `model`): both keep
+    new's nesting and open no block left empty (docs/tools-edit.md §Frames, point 4; the outside
+    tester's W2: `return 1` → `return 1\n\ndef g():…` nested g in f)."""
+    if (not any(f for f in mapper.known.get("", ())) or None in model
+            or any(m != f for m, fs in mapper.known.items() if m for f in fs)):
+        return False  # old had no bare lines for indented ones, or its other lines were mistyped too
+    kept = [at is not None and leading_ws(region.model[at[0]]) == leading_ws(line) for line, at in zip(new, align)]
+    if not any(leading_ws(line) and not k for line, k in zip(new, kept)):
+        return False  # new's other lines are bare too: typed in old's bare frame
+    absolute = [ind if blank(line) or k else leading_ws(line) for line, ind, k in zip(new, model, kept)]
+    if any(a != m for a, m, at in zip(absolute, model, align) if at is not None):
+        return False  # the readings differ on a line old had: the scoring tells them apart
+    if absolute == model or not all(_own_characters(a, unit) for a in absolute if a is not None):
+        return False
+    as_model = _emit(new, model, False)
+    as_absolute = _emit(new, absolute, False)
+    return (_keeps_nesting(new, as_model, bare=True) and _keeps_nesting(new, as_absolute, bare=True)
+            and _flat_openers(as_absolute) <= _flat_openers(new))
+
+
+def _keeps_nesting(new: list[str], lines: list[str], bare: bool = False) -> bool:
     """True when the reading `lines` nests `new`'s lines into each other as `new` does: every
     line deeper, level or shallower than the one before it stays so. (A first line sent without
-    indentation, which continues at the file's, does not count.)"""
+    indentation, which continues at the file's, does not count; with `bare`, no line sent
+    without indentation and given some counts.)"""
     def sign(a: int, b: int) -> int:
         return (b > a) - (b < a)
 
     rows = [i for i, line in enumerate(new) if not blank(line)]
-    if rows and not leading_ws(new[rows[0]]) and leading_ws(lines[rows[0]]):
+    if bare:
+        rows = [i for i in rows if leading_ws(new[i]) or not leading_ws(lines[i])]
+    elif rows and not leading_ws(new[rows[0]]) and leading_ws(lines[rows[0]]):
         rows = rows[1:]
     for i, j in zip(rows, rows[1:]):
         a, b = leading_ws(new[i]), leading_ws(new[j])

@@ -1,0 +1,56 @@
+"""An outside tester's second round of attacks on edit_file's frames (docs/tools-edit.md §Frames):
+each call here was once written wrongly. Now each is written exactly as meant, or refused with
+the message that says why — never guessed."""
+
+from __future__ import annotations
+
+import pytest
+
+from mm.tools.base import Settings, ToolContext
+from mm.tools.edit import EditFile
+
+TWO = "only when indentation is ignored, and new's indentation fits those lines in two ways"
+BARE = "old starts with its indentation but new's first line has none"
+REFUSE = (TWO, BARE)
+
+# name: (file text, old, new, the file written — or a tuple of accepted refusal phrases)
+CASES = {
+    # W2: a function added after a block's last line, old quoted without its indentation
+    "W2 module": ("def f():\n    return 1\n", "return 1", "return 1\n\ndef g():\n    return 2", REFUSE),
+    "W2 class": ("class A:\n    def f(self):\n        x = 1\n        return x\n", "return x",
+                 "return x\n\n    def g(self):\n        return 2", REFUSE),
+    "W2 class, old with newline": ("class A:\n    def f(self):\n        x = 1\n        return x\n", "return x\n",
+                                   "return x\n\n    def g(self):\n        return 2\n", REFUSE),
+    "W2 class, two flat lines": ("class A:\n    def f(self):\n        x = 1\n        return x\n", "x = 1\nreturn x",
+                                 "x = 1\nreturn x\n\n    def g(self):\n        return 2", REFUSE),
+    "W2 no final newline": ("def f():\n    x = 1\n    return x", "return x", "return x\n\n\ndef g():\n    pass",
+                            REFUSE),
+    "W2 relative to a bare line": ("class A:\n    def f(self):\n        x = 1\n        return x\n", "return x",
+                                   "return x\n\ndef g(self):\n    return 2", REFUSE),
+    "W2 opener nested under a bare line": ("def f():\n    x = 1\n    y = 2\n", "x = 1\ny = 2",
+                                           "x = 1\nif y:\n    z()\ny = 2", REFUSE),
+    # still written: new's other lines are bare too, typed in old's frame
+    "W2 flat lines added": ("def f():\n    x = 1\n", "x = 1", "x = 1\ny = 2", "def f():\n    x = 1\n    y = 2\n"),
+}
+
+
+async def edit(tmp_path, text, old, new, name="f.py"):
+    path = tmp_path / name
+    path.write_bytes(text if isinstance(text, bytes) else text.encode())
+    result = await EditFile().run({"path": name, "edits": [{"old": old, "new": new}]},
+                                  ToolContext(cwd=tmp_path, settings=Settings(max_output=4000)))
+    after = path.read_bytes()
+    return result, after if isinstance(text, bytes) else after.decode()
+
+
+@pytest.mark.parametrize("name", list(CASES))
+async def test_written_as_meant_or_refused(tmp_path, name):
+    text, old, new, want = CASES[name][:4]
+    suffix = CASES[name][4] if len(CASES[name]) > 4 else "f.py"
+    result, after = await edit(tmp_path, text, old, new, suffix)
+    if isinstance(want, tuple):
+        assert result.failed and after == text, after
+        assert any(phrase in result.text for phrase in want), result.text
+    else:
+        assert not result.failed, result.text
+        assert after == want
