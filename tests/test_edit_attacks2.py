@@ -31,6 +31,18 @@ CASES = {
                                            "x = 1\nif y:\n    z()\ny = 2", REFUSE),
     # still written: new's other lines are bare too, typed in old's frame
     "W2 flat lines added": ("def f():\n    x = 1\n", "x = 1", "x = 1\ny = 2", "def f():\n    x = 1\n    y = 2\n"),
+    # W5: old and new both flat — how new nests is not sent, and old's lines disagree on the depth
+    "W5 a body rewritten": ("def g():\n    return 2\n", "def g():\nreturn 2", "def g():\ny = 2\nreturn y", REFUSE),
+    "W5 a method's body": ("class A:\n    def f(self):\n        return 1\n\n    def g(self):\n        return 2\n",
+                           "def g(self):\nreturn 2", "def g(self):\ny = 2\nreturn y", REFUSE),
+    "W5 a loop's body": ("def f(xs):\n    total = 0\n    for i in xs:\n        total += i\n    return total\n",
+                         "for i in xs:\ntotal += i", "for i in xs:\nj = i * 2\ntotal += j", REFUSE),
+    "W5 Go": ("func f() int {\n\treturn 2\n}\n", "func f() int {\nreturn 2", "func f() int {\ny := 2\nreturn y",
+              REFUSE, "f.go"),
+    "W5 a block opened by a flat new": ("def f():\n    if x:\n        a()\n        b()\n    return 1\n", "a()\nb()",
+                                        "with lock:\na()\nb()", REFUSE),
+    "W5 flat lines added at one depth": ("def f():\n    x = 1\n    y = 2\n", "x = 1\ny = 2", "x = 1\nz = 3\ny = 2",
+                                         "def f():\n    x = 1\n    z = 3\n    y = 2\n"),
 }
 
 

@@ -66,12 +66,14 @@ def place(region: Region, new: list[str]) -> list[str] | None:
     if all(m == f for m, f in pairs) and not foreign:
         return new  # the model's indentation is the file's: nothing moves
     candidates = [(_file_frame(region, new), True)]
+    guessed = None
     if not (exact and own_style):  # an exact old maps nothing: new's own style is its reading then
         mapper = _Mapper(pairs, unit, new)
         model = mapper.indents(new, align, region)
         if _relative_or_absolute(region, new, align, model, mapper, unit):
             return None
         candidates.append((model, False))
+        guessed = model if mapper.disagree else None
     if own_style:
         candidates.append((_own_style(region, new, align, unit), False))
     readings = []
@@ -85,9 +87,19 @@ def place(region: Region, new: list[str]) -> list[str] | None:
     (best, lines), (other, lines2) = readings[0], readings[1]
     if best == other and lines != lines2:
         return None
+    if guessed is not None and lines == _emit(new, [i or "" for i in guessed], False):
+        return None  # the model's frame won by a tie-break between the depths old's lines disagree on
+    if _flat(new) and _flat_openers(lines) > _flat_openers(region.file):
+        return None  # a flat new never opens a block left empty in the file (W5: `def g():\ny = 2`)
     if not _keeps_nesting(new, lines) or _flat_openers(lines) > _flat_openers(new):
         return None  # the reading would change how new's lines nest: a block opened with nothing in it
     return lines
+
+
+def _flat(new: list[str]) -> bool:
+    """True when `new` has two lines or more and all at one indentation: how it nests is not sent."""
+    indents = {leading_ws(line) for line in new if not blank(line)}
+    return len(indents) == 1 and sum(1 for line in new if not blank(line)) > 1
 
 
 def _align(model: list[str], new: list[str]) -> list[tuple[int, bool] | None]:
@@ -312,6 +324,7 @@ class _Mapper:
             self.known.setdefault(m, Counter())[f] += 1
         self.unit = unit
         self.step = self._step(new)
+        self.disagree = False  # a line of new was given one of several depths old's lines had at its indentation
 
     def _step(self, new: list[str]) -> int:
         """Columns of the model's indentation per unit of the file's: from pairs at two depths
@@ -353,6 +366,7 @@ class _Mapper:
             elif region is not None and i == k and not s and model0:  # a first line without indent stays at the file's
                 out.append(leading_ws(region.file[0]))
             elif s in self.known:
+                self.disagree |= len(self.known[s]) > 1  # old's lines at s stand for several depths
                 out.append(self.known[s].most_common(1)[0][0])
             else:
                 out.append(self._computed(s))
