@@ -43,6 +43,20 @@ CASES = {
                                         "with lock:\na()\nb()", REFUSE),
     "W5 flat lines added at one depth": ("def f():\n    x = 1\n    y = 2\n", "x = 1\ny = 2", "x = 1\nz = 3\ny = 2",
                                          "def f():\n    x = 1\n    z = 3\n    y = 2\n"),
+    # W3: a block header removed, old retyped one level too deep: did the body move out with it or
+    # stay where it was (the benchmark's delete-line of an opener means the latter)? Refused.
+    "W3 module": ("if x:\n    a()\nb()\n", "    if x:\n        a()", "    a()", REFUSE),
+    "W3 function": ("def f():\n    if x:\n        a()\n    return 1\n", "        if x:\n            a()", "        a()", REFUSE),
+    "W3 two body lines": ("def f():\n    if x:\n        a()\n        b()\n    return 1\n",
+                          "        if x:\n            a()\n            b()", "        a()\n        b()", REFUSE),
+    "W3 JS": ("function f() {\n  if (x) {\n    doA();\n  }\n  return 1;\n}\n", "    if (x) {\n        doA();\n    }",
+              "    doA();", REFUSE, "f.js"),
+    "W3 JS flat": ("function f() {\n  if (x) {\n    doA();\n  }\n  return 1;\n}\n", "if (x) {\ndoA();\n}", "doA();",
+                   REFUSE, "f.js"),
+    "W3 old copied exactly": ("def f():\n    if x:\n        a()\n    return 1\n", "    if x:\n        a()", "    a()",
+                              "def f():\n    a()\n    return 1\n"),
+    "W3 tabs kept at the body's depth": ("def f():\n    if x:\n        a()\n        b()\n    return 1\n",
+                                         "\tif x:\n\t\ta()\n\t\tb()", "\t\ta()\n\t\tb()", REFUSE),
 }
 
 

@@ -87,6 +87,9 @@ def place(region: Region, new: list[str]) -> list[str] | None:
     (best, lines), (other, lines2) = readings[0], readings[1]
     if best == other and lines != lines2:
         return None
+    if _unwrapped(region, align) is not None and (other[0] and lines != lines2 or leading_ws(
+            lines[_first(new)]) != _target(region, new, align)):
+        return None  # a block's opener dropped: its body moved out with it, or kept where it was? (W3)
     if guessed is not None and lines == _emit(new, [i or "" for i in guessed], False):
         return None  # the model's frame won by a tie-break between the depths old's lines disagree on
     if _flat(new) and _flat_openers(lines) > _flat_openers(region.file):
@@ -237,8 +240,7 @@ def _fit(region: Region, new: list[str], align: list[tuple[int, bool] | None], l
     k = _first(new)
     if k is None:
         return (0, 0, 0, 0, 0, 0)
-    at = align[k]
-    target = leading_ws(region.file[at[0] if at is not None else 0])
+    target = _target(region, new, align)
     floor = min((columns(leading_ws(f)) for f in region.file if not blank(f)), default=0)
     shallow = sum(1 for line in lines if not blank(line) and columns(leading_ws(line)) < floor)
     at_depth = Counter(a[1] for i, a in enumerate(align)
@@ -246,6 +248,28 @@ def _fit(region: Region, new: list[str], align: list[tuple[int, bool] | None], l
     own = sum(1 for line in lines if not blank(line) and _own_characters(leading_ws(line), unit))
     return (int(leading_ws(lines[k]) == target), -shallow, -_flat_openers(lines), own, at_depth[True],
             at_depth[False])
+
+
+def _target(region: Region, new: list[str], align: list[tuple[int, bool] | None]) -> str:
+    """The file indentation `new`'s first line must stand at: that of the line it keeps or
+    rewrites — or, when `new` drops the block opener `old` starts with and begins with a line of
+    its body (a block unwrapped), that of the opener (the body moves out with it)."""
+    k = _first(new)
+    at = align[k] if k is not None else None
+    opener = _unwrapped(region, align)
+    if opener is not None:
+        return leading_ws(region.file[opener])
+    return leading_ws(region.file[at[0] if at is not None else 0])
+
+
+def _unwrapped(region: Region, align: list[tuple[int, bool] | None]) -> int | None:
+    """The index of the block opener `old` starts with when `new` drops it and begins with a
+    line of old after it (an unwrap), else None."""
+    k = _first([stripped(line) for line in region.model])
+    first = next((a for a in align if a is not None), None)
+    if k is None or first is None or first[0] <= k or any(a is not None and a[0] == k for a in align):
+        return None
+    return k if region.model[k].rstrip().endswith(OPENERS) else None
 
 
 def _own_characters(ws: str, unit: str) -> bool:
