@@ -57,6 +57,18 @@ CASES = {
                               "def f():\n    a()\n    return 1\n"),
     "W3 tabs kept at the body's depth": ("def f():\n    if x:\n        a()\n        b()\n    return 1\n",
                                          "\tif x:\n\t\ta()\n\t\tb()", "\t\ta()\n\t\tb()", REFUSE),
+    # W4: old's first line quoted from after its indentation, the rest exact; new's first line bare
+    "W4 unwrap": ("def f():\n    if x:\n        a()\n        b()\n    return 1\n", "if x:\n        a()\n        b()",
+                  "a()\n    b()", "def f():\n    a()\n    b()\n    return 1\n"),
+    "W4 unwrap, rest relative": ("def f():\n    if x:\n        a()\n        b()\n    return 1\n",
+                                 "if x:\n        a()\n        b()", "a()\nb()", BARE),
+    "W4 rest relative": ("def f():\n    x = 1\n    y = 2\n    return 1\n", "x = 1\n    y = 2", "x = 3\nif y:\n    z()",
+                         BARE),
+    "W4 an opener, rest in the file's frame": ("def f():\n    x = 1\n    y = 2\n    return 1\n", "x = 1\n    y = 2",
+                                               "x = 3\n    if y:\n        z()",
+                                               "def f():\n    x = 3\n    if y:\n        z()\n    return 1\n"),
+    "W4 rest in the file's frame": ("def f():\n    x = 1\n    y = 2\n", "x = 1\n    y = 2", "x = 3\n    y = 2",
+                                    "def f():\n    x = 3\n    y = 2\n"),
 }
 
 
@@ -74,6 +86,8 @@ async def test_written_as_meant_or_refused(tmp_path, name):
     text, old, new, want = CASES[name][:4]
     suffix = CASES[name][4] if len(CASES[name]) > 4 else "f.py"
     result, after = await edit(tmp_path, text, old, new, suffix)
+    if isinstance(want, str) and want in REFUSE:
+        want = (want,)
     if isinstance(want, tuple):
         assert result.failed and after == text, after
         assert any(phrase in result.text for phrase in want), result.text

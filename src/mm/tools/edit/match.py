@@ -137,6 +137,10 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
         return Match(start, q, "", False)  # the lines go whole, not the text after part of their indentation
     first = index.line_of(p)
     model, _ = _lines(old)
+    if inside and not leading_ws(old) and len(model) > 1 and new.strip() and new[:1] not in (" ", "\t", "\n"):
+        # old began after its first line's indentation and its other lines are the file's, exactly:
+        # new's bare first line continues at that indentation, as if old had been copied with it (W4)
+        p, old, inside = start, index.text[start:p] + old, False
     if (not inside and p == start and leading_ws(old) and old.split("\n")[0].strip(" \t\r") and new.strip()
             and new[:1] not in (" ", "\t", "\n")):
         new = _continued(new, leading_ws(old))  # new's first line continues at old's indentation (§Frames 5)

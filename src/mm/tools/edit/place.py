@@ -305,6 +305,9 @@ def _relative_or_absolute(region: Region, new: list[str], align: list[tuple[int,
     if not any(leading_ws(line) and not k for line, k in zip(new, kept)):
         return False  # new's other lines are bare too: typed in old's bare frame
     absolute = [ind if blank(line) or k else leading_ws(line) for line, ind, k in zip(new, model, kept)]
+    first = _first(new)
+    if not leading_ws(new[first]):
+        absolute[first] = model[first]  # a bare first line continues at the file's indentation (point 5)
     if any(a != m for a, m, at in zip(absolute, model, align) if at is not None):
         return False  # the readings differ on a line old had: the scoring tells them apart
     if absolute == model or not all(_own_characters(a, unit) for a in absolute if a is not None):
