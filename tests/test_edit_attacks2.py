@@ -69,6 +69,16 @@ CASES = {
                                                "def f():\n    x = 3\n    if y:\n        z()\n    return 1\n"),
     "W4 rest in the file's frame": ("def f():\n    x = 1\n    y = 2\n", "x = 1\n    y = 2", "x = 3\n    y = 2",
                                     "def f():\n    x = 3\n    y = 2\n"),
+    # W6: a line kept verbatim at its place keeps its exact file indentation (continuation lines)
+    "W6 C, exact old, new in spaces": ("void f(void)\n{\n\tint r = foo(a,\n\t    b);\n\treturn r;\n}\n",
+                                       "\tint r = foo(a,\n\t    b);\n\treturn r;",
+                                       "    int r = foo(a,\n        b);\n    if (r) {\n        r++;\n    }\n    return r;",
+                                       "void f(void)\n{\n\tint r = foo(a,\n\t    b);\n\tif (r) {\n\t\tr++;\n\t}\n"
+                                       "\treturn r;\n}\n", "f.c"),
+    "W6 Python, exact old, two-space steps": (
+        "class A:\n    def f(self):\n        x = foo(1,\n                2)\n        return x\n",
+        "        x = foo(1,\n                2)\n        return x", "  x = foo(1,\n          2)\n  if x:\n    return 1\n  return x",
+        "class A:\n    def f(self):\n        x = foo(1,\n                2)\n        if x:\n            return 1\n        return x\n"),
 }
 
 

@@ -79,6 +79,8 @@ def place(region: Region, new: list[str]) -> list[str] | None:
     readings = []
     changes = new != region.model
     for indents, as_sent in candidates:
+        if not as_sent:
+            indents = _kept_in_place(region, new, align, indents)
         lines = _emit(new, [i or "" for i in indents], as_sent)
         # a reading that puts a line left of column 0, or that turns a change into none, is wrong
         possible = int(None not in indents and (lines != region.file or not changes))
@@ -97,6 +99,28 @@ def place(region: Region, new: list[str]) -> list[str] | None:
     if not _keeps_nesting(new, lines) or _flat_openers(lines) > _flat_openers(new):
         return None  # the reading would change how new's lines nest: a block opened with nothing in it
     return lines
+
+
+def _kept_in_place(region: Region, new: list[str], align: list[tuple[int, bool] | None],
+                   indents: list[str | None]) -> list[str | None]:
+    """`indents` with every line kept verbatim at the place it had given its file line's exact
+    indentation: a line equal to an old line, right after a line that keeps the old line before
+    it at that line's file indentation, and as many columns deeper or shallower than it as in old. So a
+    continuation line's alignment (`\t    b);`, `                2)`) never becomes a nesting
+    depth when new is retyped in another style (the outside tester's W6)."""
+    out = list(indents)
+    rows = [i for i, line in enumerate(new) if not blank(line)]
+    olds = [i for i, line in enumerate(region.model) if not blank(line)]
+    for i, j in zip(rows, rows[1:]):
+        a, b = align[i], align[j]
+        if a is None or b is None or not b[1] or a[0] not in olds or olds.index(a[0]) + 1 >= len(olds) \
+                or olds[olds.index(a[0]) + 1] != b[0] or out[i] != leading_ws(region.file[a[0]]):
+            continue
+        sent = columns(leading_ws(new[j])) - columns(leading_ws(new[i]))
+        had = columns(leading_ws(region.model[b[0]])) - columns(leading_ws(region.model[a[0]]))
+        if sent == had and out[j] is not None:  # a reading that puts a line left of column 0 stays impossible
+            out[j] = leading_ws(region.file[b[0]])
+    return out
 
 
 def _flat(new: list[str]) -> bool:
