@@ -79,6 +79,15 @@ CASES = {
         "class A:\n    def f(self):\n        x = foo(1,\n                2)\n        return x\n",
         "        x = foo(1,\n                2)\n        return x", "  x = foo(1,\n          2)\n  if x:\n    return 1\n  return x",
         "class A:\n    def f(self):\n        x = foo(1,\n                2)\n        if x:\n            return 1\n        return x\n"),
+    # W8: in a file of mixed line endings, a CRLF line deleted goes whole, as an LF line does
+    "W8 retyped lines, CRLF": (b"def f():\n    x = 1\r\n    y = 2\r\n    z = 3\n", "  x = 1\n  y = 2", "",
+                               b"def f():\n    z = 3\n"),
+    "W8 exact line, CRLF": (b"def f():\n    x = 1\r\n    z = 3\n", "x = 1", "", b"def f():\n    z = 3\n"),
+    "W8 exact line, LF": ("def f():\n    x = 1\n    z = 3\n", "x = 1", "", "def f():\n    z = 3\n"),
+    "W8 last line after a CRLF one": (b"def f():\n    x = 1\r\n    return x", "return x", "", b"def f():\n    x = 1"),
+    # W11: deleting the last line of a file without a final newline adds none
+    "W11 old with part of the indentation": ("def f():\n    x = 1\n    return x", "  return x", "", "def f():\n    x = 1"),
+    "W11 old without indentation": ("def f():\n    x = 1\n    return x", "return x", "", "def f():\n    x = 1"),
 }
 
 
@@ -96,7 +105,7 @@ async def test_written_as_meant_or_refused(tmp_path, name):
     text, old, new, want = CASES[name][:4]
     suffix = CASES[name][4] if len(CASES[name]) > 4 else "f.py"
     result, after = await edit(tmp_path, text, old, new, suffix)
-    if isinstance(want, str) and want in REFUSE:
+    if isinstance(want, str) and want in REFUSE:  # one accepted refusal
         want = (want,)
     if isinstance(want, tuple):
         assert result.failed and after == text, after

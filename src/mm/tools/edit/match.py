@@ -98,9 +98,11 @@ def _whole_lines_removed(index: FileIndex, start: int, end: int) -> Match:
     """A relaxed match of whole lines [start, end) with an empty `new`: the lines go with their
     line break (the one after them, or before them at the end of a file without a final one)."""
     text = index.text
+    if text.startswith("\r\n", end):  # a CRLF line in a file of mixed endings goes whole too
+        return Match(start, end + 2, "", True)
     if end < len(text):
         return Match(start, end + 1, "", True)
-    return Match(max(0, start - 1), end, "", True)
+    return Match(max(0, start - 1 - text.endswith("\r\n", 0, start)), end, "", True)
 
 
 def _placed(index: FileIndex, path: str, n: int, region: Region, first: int, new: str,
@@ -133,8 +135,11 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
         q, old = q - 1, old[:-1]
     start = index.line_start(p)
     inside = p > start and not index.text[start:p].strip(" \t")  # old began inside or after the indentation
-    if not new and inside and (old.endswith("\n") or q == index.line_end(q)):
+    if not new and inside and old.endswith("\n"):
         return Match(start, q, "", False)  # the lines go whole, not the text after part of their indentation
+    if not new and inside and not index.text[q:index.line_end(q)].strip("\r"):
+        gone = _whole_lines_removed(index, start, q)  # with their line break, and no final newline is added
+        return Match(gone.start, gone.end, "", False)
     first = index.line_of(p)
     model, _ = _lines(old)
     if inside and not leading_ws(old) and len(model) > 1 and new.strip() and new[:1] not in (" ", "\t", "\n"):
