@@ -90,6 +90,20 @@ CASES = {
     "W11 old without indentation": ("def f():\n    x = 1\n    return x", "return x", "", "def f():\n    x = 1"),
 }
 
+NBSP = "def f():\n\u00a0\u00a0\u00a0\u00a0x = 1\n"
+
+
+async def test_w10_a_file_indented_with_no_break_spaces_is_never_reindented(tmp_path):
+    """A match after an indentation of Unicode spaces with a new of several lines is refused by
+    name; one line continues the line as before."""
+    result, after = await edit(tmp_path, NBSP, "x = 1", "x = 1\ny = 2")
+    assert result.failed and after == NBSP
+    assert result.text == ("f.py: edit #1: line 2 is indented with no-break space (U+00A0), which mm never "
+                           "re-indents, and new has more lines than one — send old and new with that indentation "
+                           "copied exactly from the file (read_file), every line of new indented as it must stand")
+    result, after = await edit(tmp_path, NBSP, "x = 1", "x = 2")
+    assert not result.failed and after == "def f():\n\u00a0\u00a0\u00a0\u00a0x = 2\n"
+
 
 async def edit(tmp_path, text, old, new, name="f.py"):
     path = tmp_path / name

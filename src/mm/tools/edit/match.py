@@ -40,6 +40,11 @@ FOREIGN_SPACE = (
     "{path}: edit #{n}: new's line {line} is indented with {name} (U+{code:04X}), which the file does not "
     "use — indent with spaces or tabs as the file does"
 )
+FOREIGN_INDENT = (
+    "{path}: edit #{n}: line {line} is indented with {name} (U+{code:04X}), which mm never re-indents, and new "
+    "has more lines than one — send old and new with that indentation copied exactly from the file (read_file), "
+    "every line of new indented as it must stand"
+)
 EDGE_WS = " \t\r\n"
 MAX_LINES_LISTED = 10
 
@@ -135,6 +140,11 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
         q, old = q - 1, old[:-1]
     start = index.line_start(p)
     inside = p > start and not index.text[start:p].strip(" \t")  # old began inside or after the indentation
+    foreign = next((c for c in index.text[start:p] if c not in " \t"), None)
+    if foreign is not None and not index.text[start:p].strip() and "\n" in new.strip("\n"):
+        # old began after an indentation of Unicode spaces, which is no indentation to mm (W10)
+        return FOREIGN_INDENT.format(path=path, n=n, line=index.line_of(p) + 1, code=ord(foreign),
+                                     name=unicodedata.name(foreign, "a Unicode space").lower())
     if not new and inside and old.endswith("\n"):
         return Match(start, q, "", False)  # the lines go whole, not the text after part of their indentation
     if not new and inside and not index.text[q:index.line_end(q)].strip("\r"):
