@@ -75,6 +75,14 @@ CASES = {
                                        "    int r = foo(a,\n        b);\n    if (r) {\n        r++;\n    }\n    return r;",
                                        "void f(void)\n{\n\tint r = foo(a,\n\t    b);\n\tif (r) {\n\t\tr++;\n\t}\n"
                                        "\treturn r;\n}\n", "f.c"),
+    "W6 C, old and new in spaces": ("void f(void)\n{\n\tint r = foo(a,\n\t    b);\n\treturn r;\n}\n",
+                                    "    int r = foo(a,\n        b);\n    return r;",
+                                    "    int r = foo(a,\n        b);\n    if (r) {\n        r++;\n    }\n    return r;",
+                                    "void f(void)\n{\n\tint r = foo(a,\n\t    b);\n\tif (r) {\n\t\tr++;\n\t}\n"
+                                    "\treturn r;\n}\n", "f.c"),
+    "W6 C, a continuation line added": ("void f(void)\n{\n\tint r = foo(a,\n\t    b);\n\treturn r;\n}\n",
+                                        "    int r = foo(a,\n        b);", "    int r = foo(a,\n        b,\n        c);",
+                                        "void f(void)\n{\n\tint r = foo(a,\n\t    b,\n\t    c);\n\treturn r;\n}\n", "f.c"),
     "W6 Python, exact old, two-space steps": (
         "class A:\n    def f(self):\n        x = foo(1,\n                2)\n        return x\n",
         "        x = foo(1,\n                2)\n        return x", "  x = foo(1,\n          2)\n  if x:\n    return 1\n  return x",

@@ -416,12 +416,30 @@ class _Mapper:
                 out.append(leading_ws(region.file[at[0]]))
             elif region is not None and i == k and not s and model0:  # a first line without indent stays at the file's
                 out.append(leading_ws(region.file[0]))
+            elif s in self.known and self._opened(new, out, i) is not None:
+                out.append(self._opened(new, out, i))
             elif s in self.known:
                 self.disagree |= len(self.known[s]) > 1  # old's lines at s stand for several depths
                 out.append(self.known[s].most_common(1)[0][0])
             else:
                 out.append(self._computed(s))
         return out
+
+    def _opened(self, new: list[str], out: list[str | None], i: int) -> str | None:
+        """One unit deeper than the line before it, for line `i` of `new` that a block opener
+        opens one step deeper while old's lines at its indentation were aligned continuation
+        lines (`\t    b);`): a nesting depth is not an alignment (the outside tester's W6). None
+        when that is not the case."""
+        prev = next((j for j in range(i - 1, -1, -1) if not blank(new[j])), None)
+        s = leading_ws(new[i])
+        if prev is None or out[prev] is None or not new[prev].rstrip().endswith(OPENERS):
+            return None
+        if columns(s) - columns(leading_ws(new[prev])) != self.step:
+            return None
+        if depth(self.known[s].most_common(1)[0][0], self.unit)[1] == 0:
+            return None  # old's lines there were at a whole depth: the map holds
+        levels, rest = depth(out[prev], self.unit)
+        return indentation(levels + 1, rest, self.unit)
 
     def _computed(self, s: str) -> str | None:
         """The file indentation for a depth `s` old never used: whole units from the nearest
