@@ -83,6 +83,11 @@ CASES = {
     "W6 C, a continuation line added": ("void f(void)\n{\n\tint r = foo(a,\n\t    b);\n\treturn r;\n}\n",
                                         "    int r = foo(a,\n        b);", "    int r = foo(a,\n        b,\n        c);",
                                         "void f(void)\n{\n\tint r = foo(a,\n\t    b,\n\t    c);\n\treturn r;\n}\n", "f.c"),
+    "W6 Python, alignment at a depth of new's steps": (
+        "def f(a,\n      b):\n    if a:\n        return b\n    return a\n",
+        "def f(a,\n      b):\n  if a:\n    return b\n  return a",
+        "def f(a,\n      b):\n  if a:\n    if b:\n      return 1\n    return b\n  return a",
+        "def f(a,\n      b):\n    if a:\n        if b:\n            return 1\n        return b\n    return a\n"),
     "W6 Python, exact old, two-space steps": (
         "class A:\n    def f(self):\n        x = foo(1,\n                2)\n        return x\n",
         "        x = foo(1,\n                2)\n        return x", "  x = foo(1,\n          2)\n  if x:\n    return 1\n  return x",
@@ -93,6 +98,8 @@ CASES = {
     "W8 exact line, CRLF": (b"def f():\n    x = 1\r\n    z = 3\n", "x = 1", "", b"def f():\n    z = 3\n"),
     "W8 exact line, LF": ("def f():\n    x = 1\n    z = 3\n", "x = 1", "", "def f():\n    z = 3\n"),
     "W8 last line after a CRLF one": (b"def f():\n    x = 1\r\n    return x", "return x", "", b"def f():\n    x = 1"),
+    "W8 CRLF typed for an LF line": (b"def f():\r\n    x = 1\n    return x\r\n", "    x = 1\r\n    return x",
+                                     "    x = 2\r\n    return x", b"def f():\r\n    x = 2\n    return x\r\n"),
     # W11: deleting the last line of a file without a final newline adds none
     "W11 old with part of the indentation": ("def f():\n    x = 1\n    return x", "  return x", "", "def f():\n    x = 1"),
     "W11 old without indentation": ("def f():\n    x = 1\n    return x", "return x", "", "def f():\n    x = 1"),
