@@ -92,6 +92,8 @@ CASES = {
         "class A:\n    def f(self):\n        x = foo(1,\n                2)\n        return x\n",
         "        x = foo(1,\n                2)\n        return x", "  x = foo(1,\n          2)\n  if x:\n    return 1\n  return x",
         "class A:\n    def f(self):\n        x = foo(1,\n                2)\n        if x:\n            return 1\n        return x\n"),
+    "W1 a later line of old kept at column 0": ("func f() error {\n\tg()\n\treturn nil\n}\n", "\treturn nil\n}", "}",
+                                                 "func f() error {\n\tg()\n}\n", "f.go"),
     # W8: in a file of mixed line endings, a CRLF line deleted goes whole, as an LF line does
     "W8 retyped lines, CRLF": (b"def f():\n    x = 1\r\n    y = 2\r\n    z = 3\n", "  x = 1\n  y = 2", "",
                                b"def f():\n    z = 3\n"),

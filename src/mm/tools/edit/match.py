@@ -157,7 +157,7 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
         # new's bare first line continues at that indentation, as if old had been copied with it (W4)
         p, old, inside = start, index.text[start:p] + old, False
     if (not inside and p == start and leading_ws(old) and old.split("\n")[0].strip(" \t\r") and new.strip()
-            and new[:1] not in (" ", "\t", "\n")):
+            and new[:1] not in (" ", "\t", "\n") and not _keeps_a_later_line(old, new)):
         new = _continued(new, leading_ws(old))  # new's first line continues at old's indentation (§Frames 5)
         if new is None:
             return FIRST_LINE_BARE.format(path=path, n=n)
@@ -171,6 +171,13 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
                     content_start=inside and not leading_ws(old))
     found = _placed(index, path, n, region, first, new, start, q)
     return found if isinstance(found, str) else Match(found.start, found.end, found.new, False)
+
+
+def _keeps_a_later_line(old: str, new: str) -> bool:
+    """True when new's first line is one of old's later lines, kept as it stood there without
+    indentation (`\treturn nil\n}` → `}`): it is no first line sent bare."""
+    head = new.split("\n")[0]
+    return any(line.rstrip("\r") == head.rstrip("\r") for line in old.split("\n")[1:])
 
 
 def _continued(new: str, indent: str) -> str | None:
