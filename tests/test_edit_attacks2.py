@@ -13,6 +13,8 @@ TWO = "only when indentation is ignored, and new's indentation fits those lines 
 BARE = "old starts with its indentation but new's first line has none"
 REFUSE = (TWO, BARE)
 
+BODY = "\n\ndef g(x):\n    if x:\n        for y in x:\n            if y:\n                return y\n    return None\n"
+
 # name: (file text, old, new, the file written — or a tuple of accepted refusal phrases)
 CASES = {
     # W2: a function added after a block's last line, old quoted without its indentation
@@ -94,6 +96,16 @@ CASES = {
         "class A:\n    def f(self):\n        x = foo(1,\n                2)\n        if x:\n            return 1\n        return x\n"),
     "W1 a later line of old kept at column 0": ("func f() error {\n\tg()\n\treturn nil\n}\n", "\treturn nil\n}", "}",
                                                  "func f() error {\n\tg()\n}\n", "f.go"),
+    # new's nesting steps tied (2 under a list item, 4 under `if DEBUG:`): the file's unit counts
+    "two steps as common": (
+        'def f():\n    """Doc.\n\n    It depends on the flag:\n    * if legacy is False (the default):\n      date one\n'
+        '    * if legacy is True:\n      date two\n    Both work.\n    """\n    return 1\n' + BODY,
+        '      It depends on the flag:\n      * if legacy is False (the default):\n        date one\n'
+        '      * if legacy is True:\n        date two\n      Both work.\n      """\n',
+        '      It depends on the flag:\n      * if legacy is False (the default):\n        date one\n'
+        '      if DEBUG:\n          * if legacy is True:\n        date two\n      Both work.\n      """\n',
+        'def f():\n    """Doc.\n\n    It depends on the flag:\n    * if legacy is False (the default):\n      date one\n'
+        '    if DEBUG:\n        * if legacy is True:\n      date two\n    Both work.\n    """\n    return 1\n' + BODY),
     # W8: in a file of mixed line endings, a CRLF line deleted goes whole, as an LF line does
     "W8 retyped lines, CRLF": (b"def f():\n    x = 1\r\n    y = 2\r\n    z = 3\n", "  x = 1\n  y = 2", "",
                                b"def f():\n    z = 3\n"),

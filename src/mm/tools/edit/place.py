@@ -187,7 +187,10 @@ def nesting_step(lines: list[str]) -> int | None:
             step = columns(leading_ws(after)) - columns(leading_ws(line))
             if step > 1:  # a step of one column is alignment (a wrapped condition's `):`), not a unit
                 steps[step] += 1
-    return steps.most_common(1)[0][0] if steps else None
+    ranked = steps.most_common(2)
+    if not ranked or len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return None  # two steps as common: neither is the unit new was typed with
+    return ranked[0][0]
 
 
 def _file_frame(region: Region, new: list[str]) -> list[str | None]:
