@@ -30,10 +30,22 @@ from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from mm.tools.edit.reindent import TAB, blank, columns, depth, detect_unit, indentation, leading_ws, stripped
+from mm.tools.edit.mapper import Mapper
+from mm.tools.edit.reindent import (
+    CLOSERS,
+    OPENERS,
+    TAB,
+    blank,
+    columns,
+    depth,
+    detect_unit,
+    indentation,
+    leading_ws,
+    nesting_step,
+    stripped,
+)
+from mm.tools.edit.reindent import first_filled as _first
 
-OPENERS = (":", "{", "(", "[")
-CLOSERS = ("}", ")", "]")
 MAX_ALIGNED = 3000  # lines on each side past which the middle of old and new is not aligned (cost)
 
 
@@ -68,7 +80,7 @@ def place(region: Region, new: list[str]) -> list[str] | None:
     candidates = [(_file_frame(region, new), True)]
     guessed = None
     if not (exact and own_style):  # an exact old maps nothing: new's own style is its reading then
-        mapper = _Mapper(pairs, unit, new)
+        mapper = Mapper(pairs, unit, new)
         model = mapper.indents(new, align, region)
         if _relative_or_absolute(region, new, align, model, mapper, unit):
             return None
@@ -153,10 +165,6 @@ def _align(model: list[str], new: list[str]) -> list[tuple[int, bool] | None]:
     return out
 
 
-def _first(lines: list[str]) -> int | None:
-    return next((i for i, line in enumerate(lines) if not blank(line)), None)
-
-
 def _unit_of(indents: list[str]) -> str:
     return TAB if any(TAB in s for s in indents) else "    "
 
@@ -174,23 +182,6 @@ def foreign_style(new: list[str], unit: str, around: list[str] | None = None) ->
     step = nesting_step(new)
     return (step is not None and step < len(unit) and len(unit) % step == 0
             and (around is None or nesting_step(around) != step))
-
-
-def nesting_step(lines: list[str]) -> int | None:
-    """The step, in columns, by which `lines` indent what a block opener (a line ending with `:`,
-    `{`, `(` or `[`) opens — the unit they were typed with, whatever their alignment spaces —
-    the most common one; None when no opener is followed by a deeper line."""
-    text = [line for line in lines if not blank(line)]
-    steps = Counter()
-    for line, after in zip(text, text[1:]):
-        if line.rstrip().endswith(OPENERS) and not after.lstrip(" \t").startswith(CLOSERS):
-            step = columns(leading_ws(after)) - columns(leading_ws(line))
-            if step > 1:  # a step of one column is alignment (a wrapped condition's `):`), not a unit
-                steps[step] += 1
-    ranked = steps.most_common(2)
-    if not ranked or len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
-        return None  # two steps as common: neither is the unit new was typed with
-    return ranked[0][0]
 
 
 def _file_frame(region: Region, new: list[str]) -> list[str | None]:
@@ -319,7 +310,7 @@ def _flat_openers(lines: list[str]) -> int:
 
 
 def _relative_or_absolute(region: Region, new: list[str], align: list[tuple[int, bool] | None],
-                          model: list[str | None], mapper: _Mapper, unit: str) -> bool:
+                          model: list[str | None], mapper: Mapper, unit: str) -> bool:
     """True when `old` had lines typed without indentation that stand for indented file lines,
     and `new`'s lines at an indentation old never used read as well absolute (as sent, whole
     units of the file) as relative to those bare lines (the model's frame, `model`): both keep
@@ -367,96 +358,3 @@ def _keeps_nesting(new: list[str], lines: list[str], bare: bool = False) -> bool
         if sent != made:
             return False
     return True
-
-
-class _Mapper:
-    """The model's indentation → the file's, learned from pairs (model indent, file indent)."""
-
-    def __init__(self, pairs: list[tuple[str, str]], unit: str, new: list[str]):
-        self.known: dict[str, Counter] = {}
-        for m, f in pairs:
-            self.known.setdefault(m, Counter())[f] += 1
-        self.unit = unit
-        self.step = self._step(new)
-        self.disagree = False  # a line of new was given one of several depths old's lines had at its indentation
-
-    def _step(self, new: list[str]) -> int:
-        """Columns of the model's indentation per unit of the file's: from pairs at two depths
-        or more; else the step by which new indents what it opens (nesting_step); else the ratio
-        of a pair's columns to its depth in a tab-indented file; else the file's unit."""
-        points = sorted({(depth(f, self.unit)[0], columns(m)) for m, fs in self.known.items() for f in fs
-                         if depth(f, self.unit)[1] == 0})
-        slopes = Counter()
-        for (l1, c1), (l2, c2) in zip(points, points[1:]):
-            if l2 > l1 and c2 > c1 and (c2 - c1) % (l2 - l1) == 0:
-                slopes[(c2 - c1) // (l2 - l1)] += 1
-        if slopes:
-            return slopes.most_common(1)[0][0]
-        tabs = any(TAB in m for m in self.known)
-        opened = nesting_step(new)
-        if opened is not None:
-            return opened
-        if tabs:
-            return columns(TAB)
-        if self.unit == TAB:
-            ratios = Counter(c // lv for lv, c in points if lv and c and c % lv == 0)
-            return ratios.most_common(1)[0][0] if ratios else columns(TAB)
-        return len(self.unit)
-
-    def indents(self, new: list[str], align: list[tuple[int, bool] | None], region: Region | None) -> list[str | None]:
-        """The file indentation of every line of `new`, read in the model's frame (None for a
-        line this reading would put left of column 0). `region`: the match whose lines `align`
-        points into (None when `align` pairs nothing)."""
-        out: list[str | None] = []
-        k = _first(new)
-        model0 = leading_ws(region.model[0]) if region is not None else ""
-        for i, line in enumerate(new):
-            s = leading_ws(line)
-            at = align[i]
-            if blank(line):
-                out.append("")
-            elif region is not None and at is not None and leading_ws(region.model[at[0]]) == s:
-                out.append(leading_ws(region.file[at[0]]))
-            elif region is not None and i == k and not s and model0:  # a first line without indent stays at the file's
-                out.append(leading_ws(region.file[0]))
-            elif s in self.known and self._opened(new, out, i) is not None:
-                out.append(self._opened(new, out, i))
-            elif s in self.known:
-                self.disagree |= len(self.known[s]) > 1  # old's lines at s stand for several depths
-                out.append(self.known[s].most_common(1)[0][0])
-            else:
-                out.append(self._computed(s))
-        return out
-
-    def _opened(self, new: list[str], out: list[str | None], i: int) -> str | None:
-        """One unit deeper than the line before it, for line `i` of `new` that a block opener
-        opens one step deeper while old's lines at its indentation were aligned continuation
-        lines (`\t    b);`): a nesting depth is not an alignment (the outside tester's W6). None
-        when that is not the case."""
-        prev = next((j for j in range(i - 1, -1, -1) if not blank(new[j])), None)
-        s = leading_ws(new[i])
-        if prev is None or out[prev] is None or not new[prev].rstrip().endswith(OPENERS):
-            return None
-        if columns(s) - columns(leading_ws(new[prev])) != self.step:
-            return None
-        if depth(self.known[s].most_common(1)[0][0], self.unit)[1] == 0:
-            return None  # old's lines there were at a whole depth: the map holds
-        levels, rest = depth(out[prev], self.unit)
-        return indentation(levels + 1, rest, self.unit)
-
-    def _computed(self, s: str) -> str | None:
-        """The file indentation for a depth `s` old never used: whole units from the nearest
-        known depth, leftover columns kept as alignment spaces; None left of column 0."""
-        want = columns(s)
-        refs = [(columns(m), fs.most_common(1)[0][0]) for m, fs in self.known.items()]
-        if not refs:
-            levels, rest = divmod(want, self.step)
-            return indentation(levels, rest, self.unit)
-        pure = [r for r in refs if r[0] <= want and (want - r[0]) % self.step == 0 and depth(r[1], self.unit)[1] == 0]
-        below = [r for r in refs if r[0] <= want]
-        ref = max(pure or below) if (pure or below) else min(refs)
-        levels, rest = divmod(want - ref[0], self.step)
-        base_levels, base_rest = depth(ref[1], self.unit)
-        if base_levels + levels < 0:
-            return None
-        return indentation(base_levels + levels, base_rest + rest, self.unit)
