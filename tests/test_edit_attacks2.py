@@ -106,6 +106,7 @@ CASES = {
         '      if DEBUG:\n          * if legacy is True:\n        date two\n      Both work.\n      """\n',
         'def f():\n    """Doc.\n\n    It depends on the flag:\n    * if legacy is False (the default):\n      date one\n'
         '    if DEBUG:\n        * if legacy is True:\n      date two\n    Both work.\n    """\n    return 1\n' + BODY),
+    "W1 an old of indentation only is replaced as sent": ("x\n \ny\n", " ", "a", "x\na\ny\n"),
     # W8: in a file of mixed line endings, a CRLF line deleted goes whole, as an LF line does
     "W8 retyped lines, CRLF": (b"def f():\n    x = 1\r\n    y = 2\r\n    z = 3\n", "  x = 1\n  y = 2", "",
                                b"def f():\n    z = 3\n"),

@@ -418,12 +418,10 @@ def test_exact_unique_old_always_applies(content, data, new):
         return
     line_start = content.rfind("\n", 0, i) + 1
     inside_indent = i > line_start and not content[line_start:i].strip(" \t")
-    continued = (i == line_start and old[0] in " \t" and old.split("\n")[0].strip(" \t\r")
-                 and new.strip() and new[0] not in " \t\n")
-    if old[0] == "\n" or old[-1] == "\n" or continued or (
-            inside_indent and (not new or "\n" in new or new[0] in " \t")):
-        return  # the documented adjustments (tests below): edge line breaks, a match inside the indentation,
-        # a first line of new without indentation continuing at old's (§Frames 5)
+    if old[0] == "\n" or old[-1] == "\n" or (inside_indent and (not new or "\n" in new or new[0] in " \t")):
+        return  # the documented adjustments (tests below): edge line breaks, a match inside the indentation
+    if i == line_start and old[0] in " \t" and new.strip() and new[0] not in " \t\n":
+        return  # new's bare first line continues at old's indentation (tests/test_edit_bare_first_line.py)
     with tempfile.TemporaryDirectory() as tmp:
         result, after = asyncio.run(edit(Path(tmp), content, one(old, new)))
     assert not result.failed, result.text
