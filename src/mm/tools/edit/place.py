@@ -78,22 +78,24 @@ def place(region: Region, new: list[str]) -> list[str] | None:
     if all(m == f for m, f in pairs) and not foreign:
         return new  # the model's indentation is the file's: nothing moves
     candidates = [(_file_frame(region, new), True)]
-    guessed = None
+    guessed = False
     if not (exact and own_style):  # an exact old maps nothing: new's own style is its reading then
         mapper = Mapper(pairs, unit, new)
         model = mapper.indents(new, align, region)
         if _relative_or_absolute(region, new, align, model, mapper, unit):
             return None
         candidates.append((model, False))
-        guessed = model if mapper.disagree else None
+        guessed = mapper.disagree
     if own_style:
         candidates.append((_own_style(region, new, align, unit), False))
     readings = []
     changes = new != region.model
-    for indents, as_sent in candidates:
+    for n, (indents, as_sent) in enumerate(candidates):
         if not as_sent:
             indents = _kept_in_place(region, new, align, indents)
         lines = _emit(new, [i or "" for i in indents], as_sent)
+        if n == 1 and guessed:
+            guessed = lines  # the model's frame, which chose among depths old's lines disagree on
         # a reading that puts a line left of column 0, or that turns a change into none, is wrong
         possible = int(None not in indents and (lines != region.file or not changes))
         readings.append(((possible, *_fit(region, new, align, lines, unit)), lines))
@@ -104,7 +106,7 @@ def place(region: Region, new: list[str]) -> list[str] | None:
     if _unwrapped(region, align) is not None and (other[0] and lines != lines2 or leading_ws(
             lines[_first(new)]) != _target(region, new, align)):
         return None  # a block's opener dropped: its body moved out with it, or kept where it was? (W3)
-    if guessed is not None and lines == _emit(new, [i or "" for i in guessed], False):
+    if guessed and lines == guessed:
         return None  # the model's frame won by a tie-break between the depths old's lines disagree on
     if _flat(new) and _flat_openers(lines) > _flat_openers(region.file):
         return None  # a flat new never opens a block left empty in the file (W5: `def g():\ny = 2`)
