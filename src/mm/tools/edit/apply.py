@@ -97,6 +97,8 @@ def _local_endings(text: str, m: Match) -> Match:
     eol = text.find("\n", m.start)
     if eol > 0 and text[eol - 1] == "\r":
         return replace(m, new=m.new.replace("\r\n", "\n").replace("\n", "\r\n"))
+    if eol > 0:  # an LF line: a CRLF typed in new becomes LF too
+        return replace(m, new=m.new.replace("\r\n", "\n"))
     return m
 
 

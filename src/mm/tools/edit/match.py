@@ -40,6 +40,11 @@ FOREIGN_SPACE = (
     "{path}: edit #{n}: new's line {line} is indented with {name} (U+{code:04X}), which the file does not "
     "use — indent with spaces or tabs as the file does"
 )
+FOREIGN_INDENT = (
+    "{path}: edit #{n}: line {line} is indented with {name} (U+{code:04X}), which mm never re-indents, and new "
+    "has more lines than one — send old and new with that indentation copied exactly from the file (read_file), "
+    "every line of new indented as it must stand"
+)
 EDGE_WS = " \t\r\n"
 MAX_LINES_LISTED = 10
 
@@ -98,9 +103,11 @@ def _whole_lines_removed(index: FileIndex, start: int, end: int) -> Match:
     """A relaxed match of whole lines [start, end) with an empty `new`: the lines go with their
     line break (the one after them, or before them at the end of a file without a final one)."""
     text = index.text
+    if text.startswith("\r\n", end):  # a CRLF line in a file of mixed endings goes whole too
+        return Match(start, end + 2, "", True)
     if end < len(text):
         return Match(start, end + 1, "", True)
-    return Match(max(0, start - 1), end, "", True)
+    return Match(max(0, start - 1 - text.endswith("\r\n", 0, start)), end, "", True)
 
 
 def _placed(index: FileIndex, path: str, n: int, region: Region, first: int, new: str,
@@ -133,11 +140,24 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
         q, old = q - 1, old[:-1]
     start = index.line_start(p)
     inside = p > start and not index.text[start:p].strip(" \t")  # old began inside or after the indentation
-    if not new and inside and (old.endswith("\n") or q == index.line_end(q)):
+    foreign = next((c for c in index.text[start:p] if c not in " \t"), None)
+    if foreign is not None and not index.text[start:p].strip() and "\n" in new.strip("\n"):
+        # old began after an indentation of Unicode spaces, which is no indentation to mm (W10)
+        return FOREIGN_INDENT.format(path=path, n=n, line=index.line_of(p) + 1, code=ord(foreign),
+                                     name=unicodedata.name(foreign, "a Unicode space").lower())
+    if not new and inside and old.endswith("\n"):
         return Match(start, q, "", False)  # the lines go whole, not the text after part of their indentation
+    if not new and inside and not index.text[q:index.line_end(q)].strip("\r"):
+        gone = _whole_lines_removed(index, start, q)  # with their line break, and no final newline is added
+        return Match(gone.start, gone.end, "", False)
     first = index.line_of(p)
     model, _ = _lines(old)
-    if not inside and p == start and leading_ws(old) and new.strip() and new[:1] not in (" ", "\t", "\n"):
+    if inside and not leading_ws(old) and len(model) > 1 and new.strip() and new[:1] not in (" ", "\t", "\n"):
+        # old began after its first line's indentation and its other lines are the file's, exactly:
+        # new's bare first line continues at that indentation, as if old had been copied with it (W4)
+        p, old, inside = start, index.text[start:p] + old, False
+    if (not inside and p == start and leading_ws(old) and old.split("\n")[0].strip(" \t\r") and new.strip()
+            and new[:1] not in (" ", "\t", "\n") and not _keeps_a_later_line(old, new)):
         new = _continued(new, leading_ws(old))  # new's first line continues at old's indentation (§Frames 5)
         if new is None:
             return FIRST_LINE_BARE.format(path=path, n=n)
@@ -151,6 +171,13 @@ def _exact(index: FileIndex, path: str, n: int, old: str, new: str, p: int) -> M
                     content_start=inside and not leading_ws(old))
     found = _placed(index, path, n, region, first, new, start, q)
     return found if isinstance(found, str) else Match(found.start, found.end, found.new, False)
+
+
+def _keeps_a_later_line(old: str, new: str) -> bool:
+    """True when new's first line is one of old's later lines, kept as it stood there without
+    indentation (`\treturn nil\n}` → `}`): it is no first line sent bare."""
+    head = new.split("\n")[0]
+    return any(line.rstrip("\r") == head.rstrip("\r") for line in old.split("\n")[1:])
 
 
 def _continued(new: str, indent: str) -> str | None:

@@ -30,10 +30,22 @@ from collections import Counter
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 
-from mm.tools.edit.reindent import TAB, blank, columns, depth, detect_unit, indentation, leading_ws, stripped
+from mm.tools.edit.mapper import Mapper
+from mm.tools.edit.reindent import (
+    CLOSERS,
+    OPENERS,
+    TAB,
+    blank,
+    columns,
+    depth,
+    detect_unit,
+    indentation,
+    leading_ws,
+    nesting_step,
+    stripped,
+)
+from mm.tools.edit.reindent import first_filled as _first
 
-OPENERS = (":", "{", "(", "[")
-CLOSERS = ("}", ")", "]")
 MAX_ALIGNED = 3000  # lines on each side past which the middle of old and new is not aligned (cost)
 
 
@@ -66,14 +78,24 @@ def place(region: Region, new: list[str]) -> list[str] | None:
     if all(m == f for m, f in pairs) and not foreign:
         return new  # the model's indentation is the file's: nothing moves
     candidates = [(_file_frame(region, new), True)]
+    guessed = False
     if not (exact and own_style):  # an exact old maps nothing: new's own style is its reading then
-        candidates.append((_Mapper(pairs, unit, new).indents(new, align, region), False))
+        mapper = Mapper(pairs, unit, new)
+        model = mapper.indents(new, align, region)
+        if _relative_or_absolute(region, new, align, model, mapper, unit):
+            return None
+        candidates.append((model, False))
+        guessed = mapper.disagree
     if own_style:
         candidates.append((_own_style(region, new, align, unit), False))
     readings = []
     changes = new != region.model
-    for indents, as_sent in candidates:
+    for n, (indents, as_sent) in enumerate(candidates):
+        if not as_sent:
+            indents = _kept_in_place(region, new, align, indents)
         lines = _emit(new, [i or "" for i in indents], as_sent)
+        if n == 1 and guessed:
+            guessed = lines  # the model's frame, which chose among depths old's lines disagree on
         # a reading that puts a line left of column 0, or that turns a change into none, is wrong
         possible = int(None not in indents and (lines != region.file or not changes))
         readings.append(((possible, *_fit(region, new, align, lines, unit)), lines))
@@ -81,9 +103,44 @@ def place(region: Region, new: list[str]) -> list[str] | None:
     (best, lines), (other, lines2) = readings[0], readings[1]
     if best == other and lines != lines2:
         return None
+    if _unwrapped(region, align) is not None and (other[0] and lines != lines2 or leading_ws(
+            lines[_first(new)]) != _target(region, new, align)):
+        return None  # a block's opener dropped: its body moved out with it, or kept where it was? (W3)
+    if guessed and lines == guessed:
+        return None  # the model's frame won by a tie-break between the depths old's lines disagree on
+    if _flat(new) and _flat_openers(lines) > _flat_openers(region.file):
+        return None  # a flat new never opens a block left empty in the file (W5: `def g():\ny = 2`)
     if not _keeps_nesting(new, lines) or _flat_openers(lines) > _flat_openers(new):
         return None  # the reading would change how new's lines nest: a block opened with nothing in it
     return lines
+
+
+def _kept_in_place(region: Region, new: list[str], align: list[tuple[int, bool] | None],
+                   indents: list[str | None]) -> list[str | None]:
+    """`indents` with every line kept verbatim at the place it had given its file line's exact
+    indentation: a line equal to an old line, right after a line that keeps the old line before
+    it at that line's file indentation, and as many columns deeper or shallower than it as in old. So a
+    continuation line's alignment (`\t    b);`, `                2)`) never becomes a nesting
+    depth when new is retyped in another style (the outside tester's W6)."""
+    out = list(indents)
+    rows = [i for i, line in enumerate(new) if not blank(line)]
+    olds = [i for i, line in enumerate(region.model) if not blank(line)]
+    for i, j in zip(rows, rows[1:]):
+        a, b = align[i], align[j]
+        if a is None or b is None or not b[1] or a[0] not in olds or olds.index(a[0]) + 1 >= len(olds) \
+                or olds[olds.index(a[0]) + 1] != b[0] or out[i] != leading_ws(region.file[a[0]]):
+            continue
+        sent = columns(leading_ws(new[j])) - columns(leading_ws(new[i]))
+        had = columns(leading_ws(region.model[b[0]])) - columns(leading_ws(region.model[a[0]]))
+        if sent == had and out[j] is not None:  # a reading that puts a line left of column 0 stays impossible
+            out[j] = leading_ws(region.file[b[0]])
+    return out
+
+
+def _flat(new: list[str]) -> bool:
+    """True when `new` has two lines or more and all at one indentation: how it nests is not sent."""
+    indents = {leading_ws(line) for line in new if not blank(line)}
+    return len(indents) == 1 and sum(1 for line in new if not blank(line)) > 1
 
 
 def _align(model: list[str], new: list[str]) -> list[tuple[int, bool] | None]:
@@ -110,10 +167,6 @@ def _align(model: list[str], new: list[str]) -> list[tuple[int, bool] | None]:
     return out
 
 
-def _first(lines: list[str]) -> int | None:
-    return next((i for i, line in enumerate(lines) if not blank(line)), None)
-
-
 def _unit_of(indents: list[str]) -> str:
     return TAB if any(TAB in s for s in indents) else "    "
 
@@ -131,20 +184,6 @@ def foreign_style(new: list[str], unit: str, around: list[str] | None = None) ->
     step = nesting_step(new)
     return (step is not None and step < len(unit) and len(unit) % step == 0
             and (around is None or nesting_step(around) != step))
-
-
-def nesting_step(lines: list[str]) -> int | None:
-    """The step, in columns, by which `lines` indent what a block opener (a line ending with `:`,
-    `{`, `(` or `[`) opens — the unit they were typed with, whatever their alignment spaces —
-    the most common one; None when no opener is followed by a deeper line."""
-    text = [line for line in lines if not blank(line)]
-    steps = Counter()
-    for line, after in zip(text, text[1:]):
-        if line.rstrip().endswith(OPENERS) and not after.lstrip(" \t").startswith(CLOSERS):
-            step = columns(leading_ws(after)) - columns(leading_ws(line))
-            if step > 1:  # a step of one column is alignment (a wrapped condition's `):`), not a unit
-                steps[step] += 1
-    return steps.most_common(1)[0][0] if steps else None
 
 
 def _file_frame(region: Region, new: list[str]) -> list[str | None]:
@@ -221,8 +260,7 @@ def _fit(region: Region, new: list[str], align: list[tuple[int, bool] | None], l
     k = _first(new)
     if k is None:
         return (0, 0, 0, 0, 0, 0)
-    at = align[k]
-    target = leading_ws(region.file[at[0] if at is not None else 0])
+    target = _target(region, new, align)
     floor = min((columns(leading_ws(f)) for f in region.file if not blank(f)), default=0)
     shallow = sum(1 for line in lines if not blank(line) and columns(leading_ws(line)) < floor)
     at_depth = Counter(a[1] for i, a in enumerate(align)
@@ -230,6 +268,28 @@ def _fit(region: Region, new: list[str], align: list[tuple[int, bool] | None], l
     own = sum(1 for line in lines if not blank(line) and _own_characters(leading_ws(line), unit))
     return (int(leading_ws(lines[k]) == target), -shallow, -_flat_openers(lines), own, at_depth[True],
             at_depth[False])
+
+
+def _target(region: Region, new: list[str], align: list[tuple[int, bool] | None]) -> str:
+    """The file indentation `new`'s first line must stand at: that of the line it keeps or
+    rewrites — or, when `new` drops the block opener `old` starts with and begins with a line of
+    its body (a block unwrapped), that of the opener (the body moves out with it)."""
+    k = _first(new)
+    at = align[k] if k is not None else None
+    opener = _unwrapped(region, align)
+    if opener is not None:
+        return leading_ws(region.file[opener])
+    return leading_ws(region.file[at[0] if at is not None else 0])
+
+
+def _unwrapped(region: Region, align: list[tuple[int, bool] | None]) -> int | None:
+    """The index of the block opener `old` starts with when `new` drops it and begins with a
+    line of old after it (an unwrap), else None."""
+    k = _first([stripped(line) for line in region.model])
+    first = next((a for a in align if a is not None), None)
+    if k is None or first is None or first[0] <= k or any(a is not None and a[0] == k for a in align):
+        return None
+    return k if region.model[k].rstrip().endswith(OPENERS) else None
 
 
 def _own_characters(ws: str, unit: str) -> bool:
@@ -251,15 +311,45 @@ def _flat_openers(lines: list[str]) -> int:
     return flat
 
 
-def _keeps_nesting(new: list[str], lines: list[str]) -> bool:
+def _relative_or_absolute(region: Region, new: list[str], align: list[tuple[int, bool] | None],
+                          model: list[str | None], mapper: Mapper, unit: str) -> bool:
+    """True when `old` had lines typed without indentation that stand for indented file lines,
+    and `new`'s lines at an indentation old never used read as well absolute (as sent, whole
+    units of the file) as relative to those bare lines (the model's frame, `model`): both keep
+    new's nesting and open no block left empty (docs/tools-edit.md §Frames, point 4; the outside
+    tester's W2: `return 1` → `return 1\n\ndef g():…` nested g in f)."""
+    if (not any(f for f in mapper.known.get("", ())) or None in model
+            or any(m != f for m, fs in mapper.known.items() if m for f in fs)):
+        return False  # old had no bare lines for indented ones, or its other lines were mistyped too
+    kept = [at is not None and leading_ws(region.model[at[0]]) == leading_ws(line) for line, at in zip(new, align)]
+    if not any(leading_ws(line) and not k for line, k in zip(new, kept)):
+        return False  # new's other lines are bare too: typed in old's bare frame
+    absolute = [ind if blank(line) or k else leading_ws(line) for line, ind, k in zip(new, model, kept)]
+    first = _first(new)
+    if not leading_ws(new[first]):
+        absolute[first] = model[first]  # a bare first line continues at the file's indentation (point 5)
+    if any(a != m for a, m, at in zip(absolute, model, align) if at is not None):
+        return False  # the readings differ on a line old had: the scoring tells them apart
+    if absolute == model or not all(_own_characters(a, unit) for a in absolute if a is not None):
+        return False
+    as_model = _emit(new, model, False)
+    as_absolute = _emit(new, absolute, False)
+    return (_keeps_nesting(new, as_model, bare=True) and _keeps_nesting(new, as_absolute, bare=True)
+            and _flat_openers(as_absolute) <= _flat_openers(new))
+
+
+def _keeps_nesting(new: list[str], lines: list[str], bare: bool = False) -> bool:
     """True when the reading `lines` nests `new`'s lines into each other as `new` does: every
     line deeper, level or shallower than the one before it stays so. (A first line sent without
-    indentation, which continues at the file's, does not count.)"""
+    indentation, which continues at the file's, does not count; with `bare`, no line sent
+    without indentation and given some counts.)"""
     def sign(a: int, b: int) -> int:
         return (b > a) - (b < a)
 
     rows = [i for i, line in enumerate(new) if not blank(line)]
-    if rows and not leading_ws(new[rows[0]]) and leading_ws(lines[rows[0]]):
+    if bare:
+        rows = [i for i in rows if leading_ws(new[i]) or not leading_ws(lines[i])]
+    elif rows and not leading_ws(new[rows[0]]) and leading_ws(lines[rows[0]]):
         rows = rows[1:]
     for i, j in zip(rows, rows[1:]):
         a, b = leading_ws(new[i]), leading_ws(new[j])
@@ -270,76 +360,3 @@ def _keeps_nesting(new: list[str], lines: list[str]) -> bool:
         if sent != made:
             return False
     return True
-
-
-class _Mapper:
-    """The model's indentation → the file's, learned from pairs (model indent, file indent)."""
-
-    def __init__(self, pairs: list[tuple[str, str]], unit: str, new: list[str]):
-        self.known: dict[str, Counter] = {}
-        for m, f in pairs:
-            self.known.setdefault(m, Counter())[f] += 1
-        self.unit = unit
-        self.step = self._step(new)
-
-    def _step(self, new: list[str]) -> int:
-        """Columns of the model's indentation per unit of the file's: from pairs at two depths
-        or more; else the step by which new indents what it opens (nesting_step); else the ratio
-        of a pair's columns to its depth in a tab-indented file; else the file's unit."""
-        points = sorted({(depth(f, self.unit)[0], columns(m)) for m, fs in self.known.items() for f in fs
-                         if depth(f, self.unit)[1] == 0})
-        slopes = Counter()
-        for (l1, c1), (l2, c2) in zip(points, points[1:]):
-            if l2 > l1 and c2 > c1 and (c2 - c1) % (l2 - l1) == 0:
-                slopes[(c2 - c1) // (l2 - l1)] += 1
-        if slopes:
-            return slopes.most_common(1)[0][0]
-        tabs = any(TAB in m for m in self.known)
-        opened = nesting_step(new)
-        if opened is not None:
-            return opened
-        if tabs:
-            return columns(TAB)
-        if self.unit == TAB:
-            ratios = Counter(c // lv for lv, c in points if lv and c and c % lv == 0)
-            return ratios.most_common(1)[0][0] if ratios else columns(TAB)
-        return len(self.unit)
-
-    def indents(self, new: list[str], align: list[tuple[int, bool] | None], region: Region | None) -> list[str | None]:
-        """The file indentation of every line of `new`, read in the model's frame (None for a
-        line this reading would put left of column 0). `region`: the match whose lines `align`
-        points into (None when `align` pairs nothing)."""
-        out: list[str | None] = []
-        k = _first(new)
-        model0 = leading_ws(region.model[0]) if region is not None else ""
-        for i, line in enumerate(new):
-            s = leading_ws(line)
-            at = align[i]
-            if blank(line):
-                out.append("")
-            elif region is not None and at is not None and leading_ws(region.model[at[0]]) == s:
-                out.append(leading_ws(region.file[at[0]]))
-            elif region is not None and i == k and not s and model0:  # a first line without indent stays at the file's
-                out.append(leading_ws(region.file[0]))
-            elif s in self.known:
-                out.append(self.known[s].most_common(1)[0][0])
-            else:
-                out.append(self._computed(s))
-        return out
-
-    def _computed(self, s: str) -> str | None:
-        """The file indentation for a depth `s` old never used: whole units from the nearest
-        known depth, leftover columns kept as alignment spaces; None left of column 0."""
-        want = columns(s)
-        refs = [(columns(m), fs.most_common(1)[0][0]) for m, fs in self.known.items()]
-        if not refs:
-            levels, rest = divmod(want, self.step)
-            return indentation(levels, rest, self.unit)
-        pure = [r for r in refs if r[0] <= want and (want - r[0]) % self.step == 0 and depth(r[1], self.unit)[1] == 0]
-        below = [r for r in refs if r[0] <= want]
-        ref = max(pure or below) if (pure or below) else min(refs)
-        levels, rest = divmod(want - ref[0], self.step)
-        base_levels, base_rest = depth(ref[1], self.unit)
-        if base_levels + levels < 0:
-            return None
-        return indentation(base_levels + levels, base_rest + rest, self.unit)

@@ -15,6 +15,8 @@ TAB = "\t"
 WS = " \t"
 TAB_COLUMNS = 4  # a tab's width when a model's indentation is measured in columns
 MAX_STEP = 8
+OPENERS = (":", "{", "(", "[")  # a line ending with one opens a block
+CLOSERS = ("}", ")", "]")  # a line starting with one closes a block
 
 
 def leading_ws(line: str) -> str:
@@ -67,3 +69,25 @@ def depth(ws: str, unit: str) -> tuple[int, int]:
 def indentation(levels: int, rest: int, unit: str) -> str:
     """Return the indentation of `levels` (int) whole `unit`s (str) then `rest` (int) spaces."""
     return unit * max(0, levels) + " " * max(0, rest)
+
+
+def first_filled(lines: list[str]) -> int | None:
+    """The index of the first line of `lines` (list of str) that is not blank; None when all are."""
+    return next((i for i, line in enumerate(lines) if not blank(line)), None)
+
+
+def nesting_step(lines: list[str]) -> int | None:
+    """The step, in columns, by which `lines` indent what a block opener (a line ending with `:`,
+    `{`, `(` or `[`) opens — the unit they were typed with, whatever their alignment spaces —
+    the most common one; None when no opener is followed by a deeper line."""
+    text = [line for line in lines if not blank(line)]
+    steps = Counter()
+    for line, after in zip(text, text[1:]):
+        if line.rstrip().endswith(OPENERS) and not after.lstrip(" \t").startswith(CLOSERS):
+            step = columns(leading_ws(after)) - columns(leading_ws(line))
+            if step > 1:  # a step of one column is alignment (a wrapped condition's `):`), not a unit
+                steps[step] += 1
+    ranked = steps.most_common(2)
+    if not ranked or len(ranked) > 1 and ranked[0][1] == ranked[1][1]:
+        return None  # two steps as common: neither is the unit new was typed with
+    return ranked[0][0]
