@@ -49,3 +49,17 @@ async def test_a_region_keeps_its_own_indentation(tmp_path, name):
                                   ToolContext(cwd=tmp_path, settings=Settings(max_output=4000)))
     assert not result.failed, result.text
     assert path.read_text() == expected
+
+
+async def test_a_block_line_is_never_left_between_two_depths(tmp_path):
+    """The benchmark's one wrong write over fourteen seeds (go/tabwriter.go, seed 11): `} else {`
+    wrapped in `if debug {` typed with 32/40 spaces in a tab-indented file came out as
+    `\\t\\t\\t\\t  if debug {` — tabs plus alignment spaces on a block's opener. Refused now."""
+    text = "func f() {\n\t\t\t\tif x {\n\t\t\t\t\ta()\n\t\t\t\t} else { // align right\n\t\t\t\t\tb()\n\t\t\t\t}\n}\n"
+    path = tmp_path / "t.go"
+    path.write_text(text)
+    new = " " * 32 + "if debug {\n" + " " * 40 + "} else { // align right\n" + " " * 32 + "}\n"
+    result = await EditFile().run({"path": "t.go", "edits": [{"old": "\t\t\t\t} else { // align right\n", "new": new}]},
+                                  ToolContext(cwd=tmp_path, settings=Settings(max_output=4000)))
+    assert result.failed and "fits those lines in two ways" in result.text
+    assert path.read_text() == text

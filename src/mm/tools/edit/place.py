@@ -112,7 +112,24 @@ def place(region: Region, new: list[str]) -> list[str] | None:
         return None  # a flat new never opens a block left empty in the file (W5: `def g():\ny = 2`)
     if not _keeps_nesting(new, lines) or _flat_openers(lines) > _flat_openers(new):
         return None  # the reading would change how new's lines nest: a block opened with nothing in it
+    if _aligned_block_line(region, lines):
+        return None  # a block's opener or closer at tabs plus alignment spaces: a depth between two units
     return lines
+
+
+def _aligned_block_line(region: Region, lines: list[str]) -> bool:
+    """True when a line of the reading `lines` that opens or closes a block (`if debug {`, `}`) is
+    indented with tabs then spaces that no line of the region has: alignment spaces belong to
+    continuation lines, so such a line sits between two depths — the model's columns were read
+    against the wrong unit (a Go `} else {` wrapped in `if debug {` typed with spaces: the
+    benchmark's one wrong write over fourteen seeds)."""
+    had = {leading_ws(line) for line in region.file}
+    for line in lines:
+        ws = leading_ws(line)
+        body = line[len(ws):].rstrip()
+        if TAB in ws and ws.endswith(" ") and ws not in had and (body.endswith(OPENERS) or body.startswith(CLOSERS)):
+            return True
+    return False
 
 
 def _kept_in_place(region: Region, new: list[str], align: list[tuple[int, bool] | None],
