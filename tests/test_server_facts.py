@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from mm.engine.conversation import WINDOW_EXCEEDED
+from mm.engine.turns import WINDOW_EXCEEDED
 from mm.llm.servers import OLLAMA_SMALL_WINDOW, TOOLS_DROPPED
 from test_acp_logs import Agent
 

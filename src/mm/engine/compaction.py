@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from mm.config.schema import ContextConfig
 from mm.engine import tokens
-from mm.engine.turns import is_prompt, split_turns
+from mm.engine.turns import WINDOW_EXCEEDED, WindowExceeded, is_prompt, split_turns
 from mm.text import one_line
 from mm.llm.types import AssistantMessage, LLMError, Usage
 
@@ -294,3 +294,22 @@ def cut_largest(conversation: Compactable, limit: int) -> str:
         return ""
     conversation.meter.forget()
     return CUT_NOTE.format(n=cut, before=before, after=conversation.used_tokens())
+
+
+async def fit_window(conv: Any, ui: Any) -> None:
+    """Before a request of `conv` (a Conversation whose context window is known): compact when
+    over the threshold, then cut messages if still over; with `refuse_overflow`, raise
+    WindowExceeded when the history still exceeds the window. Steps are shown to `ui`."""
+    from mm.events import Compacted
+
+    if not over_threshold(conv):
+        return
+    line = await compact(conv, force=False)
+    if line:
+        ui.emit(Compacted(line))
+    if over_threshold(conv):
+        line = cut_largest(conv, int(conv.context.threshold * (conv.context_window or 0)))
+        if line:
+            ui.emit(Compacted(line))
+    if conv.refuse_overflow and (used := conv.used_tokens()) > conv.context_window:
+        raise WindowExceeded(WINDOW_EXCEEDED.format(used=used, window=conv.context_window))

@@ -9,14 +9,15 @@ from typing import Any, Protocol
 
 from mm.config.schema import ContextConfig
 from mm.engine import recap as recaps
-from mm.events import (Answered, Compacted, Composing, Interaction, Recap, TextChunk, ThoughtChunk,
+from mm.events import (Answered, Composing, Interaction, Recap, TextChunk, ThoughtChunk,
                               TurnDone, UsageReport)
-from mm.engine.loops import LoopDetector, with_note
+from mm.engine.inbox import background_reported, deliver_reports
+from mm.engine.loops import LoopDetector
 from mm.engine.runaway import REASONING, TEXT, AnswerRunaway, RepeatWatch, RunawayError, check_runaway, runaway_marker
 from mm.engine.tokens import TokenMeter
 from mm.engine.toolrun import Permissions, run_call
-from mm.engine.turns import current_turn_start
-from mm.llm.types import REASONING_KEY, AssistantMessage, LLMError, StreamDelta, Usage, fix_surrogates
+from mm.engine.turns import WindowExceeded, current_turn_start, forget_reasoning
+from mm.llm.types import REASONING_KEY, AssistantMessage, LLMError, StreamDelta, Usage, fix_surrogates, repair_text
 from mm.tools.base import Settings, ToolContext
 from mm.tools.plan.state import PlanMode
 from mm.tools.reads import ReadLog
@@ -34,17 +35,9 @@ UNKNOWN_TOOL_NOTE = (
     "Call one of them, with its arguments as a JSON object]"
 )
 NEW_SESSION = "🆕 New session: {n} message(s) forgotten."
-USAGE_TOTALS = "📊 session: {input} input · {output} output · {thought} thought · {cached} cached tokens"
-USAGE_CONTEXT = "📊 context: {used} / {size} tokens ({percent}%)"
-USAGE_CONTEXT_UNKNOWN = "📊 context: {used} tokens (window size unknown)"
-WINDOW_EXCEEDED = (
-    "[error: the request holds about {used} tokens but the model's context window is {window} tokens, and this "
-    "server would cut it without saying so — not sent; give the model a larger context window (docs/models.md), "
-    "or start a new conversation (/new)]"
-)
+
 WIRE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")  # what a message sends to the server
 # ... and REASONING_KEY for the turn in progress (docs/engine.md §Reasoning)
-EDIT_IN_TEXT_CALL = "edit_file"  # the loop detector's name for an edit written in an answer
 
 
 class ModelClient(Protocol):
@@ -144,7 +137,7 @@ class Conversation:
             done = TurnDone("cancelled", recap)
         if self.history and self.history[-1] is asked:  # no answer at all: the question is removed
             self.history.pop()  # (mm-acp.md §session/prompt, History), so no two questions follow each other
-        _forget_reasoning(self.history)
+        forget_reasoning(self.history)
         if done.error and done.stop_reason in ("error", "max_tokens"):
             self.errors.append({"where": "generation", "message": done.error})
         if self.on_turn_end is not None:
@@ -184,7 +177,7 @@ class Conversation:
         edit_noted = False  # an edit written in the answer was pointed out (once per turn)
         asked_again = False  # a structured answer that did not validate was asked again (once per turn)
         for _ in range(self.max_turns):
-            self._deliver()
+            deliver_reports(self)
             try:
                 message = await self._request(ui, answer_only=asked_again)
             except _Cancelled:
@@ -198,7 +191,7 @@ class Conversation:
                 return TurnDone("error", recap, error=str(err))
             except (LLMError, RunawayError, WindowExceeded) as err:
                 return TurnDone("error", recap, error=str(err))
-            _repair(message)
+            repair_text(message)
             self.history.append(message.to_history())
             ui.emit(Answered(len(message.tool_calls) + len(message.unknown_calls)))
             if message.usage is not None:
@@ -208,7 +201,11 @@ class Conversation:
             for name, _raw in message.unknown_calls:
                 note = UNKNOWN_TOOL_NOTE.format(name=name, names=", ".join(self.registry.names))
                 self.history.append({"role": "user", "content": note})
-            cut = self._cut(message)
+            cut = None
+            if message.finish_reason == "length":  # (imported only then: start-up time)
+                from mm.engine.outputlimit import cut_of
+
+                cut = cut_of(self.client, message)
             if cut is not None and not cut.call:  # cut at the output limit: never a success
                 if cut.kept is not None:
                     self.history[-1]["content"] = fix_surrogates(cut.kept)
@@ -222,13 +219,13 @@ class Conversation:
                         return done
                     asked_again = True
                     continue
-                what = None if edit_noted else self._edit_in_text(message.content)
+                what = None if edit_noted else self._edit_in_answer(message.content)
                 if what is None:
-                    if await self._background_reported():
+                    if await background_reported(self):
                         continue
                     return TurnDone("end_turn", recap)
                 edit_noted = True
-                stop = self._note_edit_in_text(message.content, what)
+                stop = self._note_edit(message.content, what)
                 if stop:
                     return TurnDone("error", recap, error=stop)
                 continue
@@ -251,33 +248,15 @@ class Conversation:
                 return TurnDone("max_tokens", recap, error=cut.line)
         return TurnDone("max_turn_requests", recap, error=MAX_TURNS_REACHED.format(n=self.max_turns))
 
-    def _cut(self, message: AssistantMessage) -> Any:
-        """mm.engine.outputlimit.CutAnswer when the server cut `message` at its output limit, else None."""
-        if message.finish_reason != "length":  # (the import only when needed: start-up time)
-            return None
-        from mm.engine.outputlimit import cut_answer
+    def _edit_in_answer(self, text: str) -> str | None:
+        from mm.engine.textedit import edit_in_answer  # (its patterns compiled only when needed)
 
-        options = getattr(self.client, "options", None)
-        return cut_answer(message, options.get("max_tokens") if isinstance(options, dict) else None)
+        return edit_in_answer(self, text)
 
-    def _deliver(self) -> None:
-        """The background sub-agents' reports that arrived, as mm's notes (docs/subagents.md)."""
-        if self.inbox is not None:
-            for report in self.inbox.take():
-                self.history.append({"role": "user", "content": report})
+    def _note_edit(self, answer: str, what: str) -> str | None:
+        from mm.engine.textedit import note_edit_in_answer
 
-    async def _background_reported(self) -> bool:
-        """With `await_background`, wait for the background sub-agents still running: True when
-        a report came for the model to read (the turn goes on), False when none runs or on cancel."""
-        if self.inbox is None or not self.await_background or not self.inbox.busy():
-            return False
-        from mm.tools.waiting import Cancelled, unless_cancelled
-
-        try:
-            await unless_cancelled(self.inbox.wait(), self._cancel)
-        except Cancelled:
-            return False
-        return True
+        return note_edit_in_answer(self, answer, what)
 
     def _too_large(self, message: dict) -> str | None:
         """compaction.PROMPT_TOO_LARGE when `message` cannot be sent whole, else None."""
@@ -286,27 +265,6 @@ class Conversation:
         from mm.engine import compaction
 
         return compaction.prompt_too_large(self, message)
-
-    def _edit_in_text(self, text: str) -> str | None:
-        """What edit the answer `text` holds instead of a tool call (mm.engine.textedit), None
-        when none, or when no file tool is declared to make it with."""
-        from mm.engine.textedit import EDIT_TOOLS, edit_in_text
-
-        if not any(name in self.registry.names for name in EDIT_TOOLS):
-            return None
-        return edit_in_text(text, self.cwd)
-
-    def _note_edit_in_text(self, answer: str, what: str) -> str | None:
-        """Answer an edit written in the text with EDIT_IN_TEXT_NOTE, recorded by the loop
-        detector as a call; returns the detector's stop error, or None when the turn goes on."""
-        from mm.engine.textedit import EDIT_IN_TEXT_NOTE
-
-        note = EDIT_IN_TEXT_NOTE.format(what=what)
-        verdict = self.loops.record(EDIT_IN_TEXT_CALL, {"answer": answer}, note, failed=True)
-        if verdict.action == "stop":
-            return verdict.text
-        self.history.append({"role": "user", "content": with_note(note, verdict)})
-        return None
 
     def _last_answer(self) -> str:
         """The conversation's last answer before the turn's prompt (save_answer saves it)."""
@@ -321,29 +279,13 @@ class Conversation:
         for call_id in ids[ids.index(last_id) + 1:]:
             self.history.append({"role": "tool", "tool_call_id": call_id, "content": text})
 
-    async def _fit(self, ui: Interaction) -> None:
-        """Before a request: compact when over the threshold, then cut messages if still over;
-        with `refuse_overflow`, raise WindowExceeded when the history still exceeds the window."""
-        if not self.context_window:  # unknown window: nothing to measure against (and no import)
-            return
-        from mm.engine import compaction
-
-        if not compaction.over_threshold(self):
-            return
-        line = await compaction.compact(self, force=False)
-        if line:
-            ui.emit(Compacted(line))
-        if compaction.over_threshold(self):
-            line = compaction.cut_largest(self, int(self.context.threshold * (self.context_window or 0)))
-            if line:
-                ui.emit(Compacted(line))
-        if self.refuse_overflow and (used := self.used_tokens()) > self.context_window:
-            raise WindowExceeded(WINDOW_EXCEEDED.format(used=used, window=self.context_window))
-
     async def _request(self, ui: Interaction, answer_only: bool = False) -> AssistantMessage:
         """One model request for the history; `answer_only`: no tool is sent (a structured answer
         asked again: mm.engine.structured, which gives the request's `response_format`)."""
-        await self._fit(ui)
+        if self.context_window:  # unknown window: nothing to measure against (and no import)
+            from mm.engine.compaction import fit_window
+
+            await fit_window(self, ui)
         tools = [] if answer_only else self.registry.schemas()
         options = {}
         if self.answer_schema is not None:
@@ -471,37 +413,11 @@ class Conversation:
         return self.meter.used(self.history, count_text(self.tools_text()))
 
     def usage_text(self) -> str:
-        """`/usage`: the session's token totals, then the context window's fill (docs/engine.md §Context)."""
-        t = self.totals
-        totals = USAGE_TOTALS.format(input=t.input_tokens, output=t.output_tokens, thought=t.thought_tokens,
-                                     cached=t.cached_tokens)
-        used = self.used_tokens()
-        if not self.context_window:
-            return totals + "\n" + USAGE_CONTEXT_UNKNOWN.format(used=used)
-        percent = round(100 * used / self.context_window)
-        return totals + "\n" + USAGE_CONTEXT.format(used=used, size=self.context_window, percent=percent)
+        """`/usage`: the session's token totals, then the context window's fill (mm.engine.usage)."""
+        from mm.engine.usage import usage_text
 
-
-def _repair(message: AssistantMessage) -> None:
-    """Make the message's text encodable (a server may split an emoji between two chunks)."""
-    message.content = fix_surrogates(message.content)
-    message.reasoning = fix_surrogates(message.reasoning)
-    for call in message.tool_calls:
-        call.arguments = fix_surrogates(call.arguments)
-        call.raw_arguments = fix_surrogates(call.raw_arguments)
-
-
-def _forget_reasoning(history: list[dict]) -> None:
-    """Drop the reasoning kept for the turn that ended: later turns never send it, and the session
-    file does not keep it (docs/engine.md §Reasoning)."""
-    for message in history[current_turn_start(history):]:
-        message.pop(REASONING_KEY, None)
+        return usage_text(self)
 
 
 class _Cancelled(Exception):
     pass
-
-
-class WindowExceeded(Exception):
-    """The request would not fit the context window of a server that cuts silently; `str(err)`
-    is WINDOW_EXCEEDED."""

@@ -12,6 +12,7 @@ mm.llm.stream already refuses its arguments, and the turn ends after the complet
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from mm.engine.runaway import TEXT, AnswerRunaway, long_repeat, runaway_marker
 from mm.llm.types import AssistantMessage
@@ -75,3 +76,10 @@ def _limit(message: AssistantMessage, max_tokens: int | None) -> str:
     if message.usage is not None and message.usage.output_tokens:
         return LIMIT_COUNTED.format(n=message.usage.output_tokens)
     return LIMIT_UNKNOWN
+
+
+def cut_of(client: Any, message: Any) -> Any:
+    """The CutAnswer of `message`, which the server cut at its output limit (finish_reason
+    `length`), naming the `max_tokens` `client` (the model client) sent when it sent one."""
+    options = getattr(client, "options", None)
+    return cut_answer(message, options.get("max_tokens") if isinstance(options, dict) else None)

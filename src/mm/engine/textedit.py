@@ -13,6 +13,7 @@ the file (an excerpt, or a change already made and shown) is no edit.
 from __future__ import annotations
 
 import re
+from typing import Any
 from pathlib import Path
 
 EDIT_IN_TEXT_NOTE = (
@@ -195,3 +196,27 @@ def _applied(content: str, old: str, new: str) -> bool:
     `new` is there, and `old` is not, outside the places `new` holds it."""
     content, old, new = _norm(content), _norm(old), _norm(new)
     return bool(new) and new in content and (old == new or old not in content.replace(new, "\0"))
+
+
+EDIT_IN_TEXT_CALL = "edit_file"  # the loop detector's name for an edit written in an answer
+
+
+def edit_in_answer(conv: Any, text: str) -> str | None:
+    """What edit the answer `text` of `conv` (a Conversation) holds instead of a tool call
+    (edit_in_text), None when none, or when no file tool is declared to make it with."""
+    if not any(name in conv.registry.names for name in EDIT_TOOLS):
+        return None
+    return edit_in_text(text, conv.cwd)
+
+
+def note_edit_in_answer(conv: Any, answer: str, what: str) -> str | None:
+    """Answer an edit written in the text with EDIT_IN_TEXT_NOTE, recorded by `conv`'s loop
+    detector as a call; returns the detector's stop error, or None when the turn goes on."""
+    from mm.engine.loops import with_note
+
+    note = EDIT_IN_TEXT_NOTE.format(what=what)
+    verdict = conv.loops.record(EDIT_IN_TEXT_CALL, {"answer": answer}, note, failed=True)
+    if verdict.action == "stop":
+        return verdict.text
+    conv.history.append({"role": "user", "content": with_note(note, verdict)})
+    return None

@@ -6,6 +6,11 @@ nothing of either.
 
 from __future__ import annotations
 
+WINDOW_EXCEEDED = (
+    "[error: the request holds about {used} tokens but the model's context window is {window} tokens, and this "
+    "server would cut it without saying so — not sent; give the model a larger context window (docs/models.md), "
+    "or start a new conversation (/new)]"
+)
 NOTE_PREFIX = "[mm: "  # mm's own user-role notes start so (UNKNOWN_TOOL_NOTE, EDIT_IN_TEXT_NOTE…)
 
 
@@ -48,3 +53,17 @@ def current_turn_start(history: list[dict]) -> int:
         if is_turn_start(history[i]):
             return i
     return len(history)
+
+
+class WindowExceeded(Exception):
+    """The request would not fit the context window of a server that cuts silently; `str(err)`
+    is WINDOW_EXCEEDED (raised by mm.engine.compaction.fit_window, ends the turn)."""
+
+
+def forget_reasoning(history: list[dict]) -> None:
+    """Drop the reasoning kept for the turn that ended: later turns never send it, and the session
+    file does not keep it (docs/engine.md §Reasoning)."""
+    from mm.llm.types import REASONING_KEY
+
+    for message in history[current_turn_start(history):]:
+        message.pop(REASONING_KEY, None)

@@ -141,3 +141,13 @@ def shown_url(url: str) -> str:
         return url
     user = userinfo.split(":", 1)[0]
     return f"{scheme}{sep}{user}:***@{host}"
+
+
+def repair_text(message: AssistantMessage) -> None:
+    """Make `message`'s text encodable in place: content, reasoning and every call's arguments
+    (a server may split an emoji between two chunks: fix_surrogates)."""
+    message.content = fix_surrogates(message.content)
+    message.reasoning = fix_surrogates(message.reasoning)
+    for call in message.tool_calls:
+        call.arguments = fix_surrogates(call.arguments)
+        call.raw_arguments = fix_surrogates(call.raw_arguments)
