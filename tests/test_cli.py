@@ -67,6 +67,7 @@ def test_a_shell_that_is_not_offered(tmp_path):
 def script_for(shell: str, tmp_path) -> str:
     out = mm("--completion", shell, cwd=tmp_path)
     assert out.returncode == 0 and out.stderr == "", out.stderr
+    assert out.stdout.endswith("\n")  # appended to a shell's rc file, it joins no lines
     for flag in ("completion", "base-url", "acp", "resume"):  # `--flag`, or fish's `-l flag`
         assert f"--{flag}" in out.stdout or f"-l {flag}" in out.stdout, flag
     path = tmp_path / f"mm.{shell}"

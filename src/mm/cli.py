@@ -121,10 +121,12 @@ def _parser():
 
 def completion_script(shell: str) -> str:
     """The completion script of `shell` (SHELLS) for mm's flags, made by shtab from the parser
-    (imported only here: start-up time); `-c` completes file names (shtab's `complete` attribute)."""
+    (imported only here: start-up time); `-c` completes file names (shtab's `complete` attribute).
+    Ends with a line break (shtab's bash script has none), so `>> ~/.bashrc` joins no lines."""
     import shtab
 
-    return shtab.complete(_parser(), shell=shell)
+    script = shtab.complete(_parser(), shell=shell)
+    return script if script.endswith("\n") else script + "\n"
 
 
 def main(argv: list[str] | None = None) -> int:
